@@ -1,0 +1,155 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// guarded runs one call: quarantine check, deadline, global slot, an
+// instance from the pool, the guest call, then strict decoding and
+// validation. A fault discards the instance and counts toward quarantine.
+func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error) error {
+	if ok, until := p.brk.allow(time.Now()); !ok {
+		return fmt.Errorf("%w: provider %q after repeated faults, until %s", abi.ErrQuarantined, p.name, until.Format(time.RFC3339))
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.cfg.timeout)
+	defer cancel()
+	if err := p.rt.enter(cctx); err != nil {
+		p.brk.abandon()
+		return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
+	}
+	defer p.rt.leave()
+	in, err := p.pool.acquire(cctx)
+	if err != nil {
+		p.settle(ctx, op, err, isFault(err) && ctx.Err() == nil)
+		return err
+	}
+	err = p.exchange(cctx, in, op, input, out)
+	if err == nil && validate != nil {
+		if verr := validate(); verr != nil {
+			err = fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, verr)
+		}
+	}
+	fault := isFault(err)
+	keep := !fault && (p.cfg.recycleAfter == 0 || in.calls < p.cfg.recycleAfter)
+	p.pool.release(ctx, in, keep)
+	p.settle(ctx, op, err, fault && ctx.Err() == nil)
+	return err
+}
+
+// settle records the outcome for stats and quarantine and logs faults.
+func (p *Provider) settle(ctx context.Context, op string, err error, fault bool) {
+	if !fault {
+		if ctx.Err() != nil {
+			p.brk.abandon()
+			return
+		}
+		p.brk.record(false, time.Now())
+		if err != nil {
+			p.stats.domainErrors.Add(1)
+		}
+		return
+	}
+	p.stats.faults.Add(1)
+	p.log.Warn("provider fault; instance discarded", "op", op, "err", err)
+	if p.brk.record(true, time.Now()) {
+		_, until, _ := p.brk.state(time.Now())
+		p.log.Error("provider quarantined after repeated faults", "until", until)
+	}
+}
+
+// exchange calls op on in and decodes the output into out, or returns the
+// guest's domain error or a fault.
+func (p *Provider) exchange(ctx context.Context, in *instance, op string, input []byte, out any) error {
+	st := p.newState(input)
+	p.stats.calls.Add(1)
+	status, err := in.call(ctx, op, st)
+	p.flushLogs(ctx, op, st)
+	if mem := in.memoryBytes(); mem > p.stats.memHighWater.Load() {
+		p.stats.memHighWater.Store(mem)
+	}
+	switch {
+	case err != nil:
+		return classify(err, in, p.cfg.memoryLimit)
+	case st.overLimit:
+		return fmt.Errorf("%w: %s output over %d bytes", abi.ErrOutputTooLarge, op, p.cfg.outputLimit)
+	case len(st.output) == 0:
+		return fmt.Errorf("%w: %s returned status %d with no output", abi.ErrViolation, op, status)
+	}
+	switch status {
+	case abi.StatusOK:
+		if err := abi.Decode(st.output, out); err != nil {
+			return fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, err)
+		}
+		return nil
+	case abi.StatusError:
+		return domainError(op, st.output)
+	default:
+		return fmt.Errorf("%w: %s returned unknown status %d (want 0 or 1)", abi.ErrViolation, op, status)
+	}
+}
+
+func domainError(op string, output []byte) error {
+	var e abi.Error
+	if err := abi.Decode(output, &e); err != nil {
+		return fmt.Errorf("%w: %s error output: %w", abi.ErrViolation, op, err)
+	}
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("%w: %s error output: %w", abi.ErrViolation, op, err)
+	}
+	kind := map[string]error{abi.CodeNotFound: abi.ErrNotFound, abi.CodeInvalidParams: abi.ErrInvalidParams, abi.CodeInternal: abi.ErrProviderInternal}[e.Code]
+	if e.Message == "" {
+		return kind
+	}
+	return fmt.Errorf("%w: %s", kind, Sanitize(e.Message, 256))
+}
+
+func (p *Provider) newState(input []byte) *callState {
+	return &callState{input: input, outLimit: p.cfg.outputLimit, config: p.cfg.grants.Config}
+}
+
+var slogLevels = [...]slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError}
+
+// flushLogs writes a call's guest logs and stdio, sanitized, to the logger.
+func (p *Provider) flushLogs(ctx context.Context, op string, st *callState) {
+	for _, l := range st.logs {
+		p.log.Log(ctx, slogLevels[l.level], "guest: "+Sanitize(string(l.msg), maxLogMessage), "op", op)
+	}
+	if st.dropped > 0 {
+		p.log.Warn("guest log messages dropped", "op", op, "dropped", st.dropped, "limit", maxLogMessages)
+	}
+	if len(st.stdio) > 0 {
+		p.log.Info("guest stdout/stderr: "+Sanitize(string(st.stdio), maxStdio), "op", op)
+	}
+}
+
+// Sanitize makes guest-supplied text safe to log or show: invalid UTF-8
+// and control characters become U+FFFD (newlines and tabs become spaces),
+// and the result is cut to at most n bytes.
+func Sanitize(s string, n int) string {
+	var b strings.Builder
+	for i, r := range s {
+		if b.Len() >= n {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == utf8.RuneError && len(s[i:]) > 0:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n' || r == '\t' || r == '\r':
+			b.WriteByte(' ')
+		case !unicode.IsPrint(r) && r != ' ':
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// classify turns an error from a guest call into one abi fault kind with a
+// short, host-written description. Guest-controlled text (trap messages,
+// stack frames named by the guest) is not included.
+func classify(err error, in *instance, memLimit uint64) error {
+	var exit *sys.ExitError
+	var fault *hostFault
+	switch {
+	case errors.As(err, &fault):
+		return fmt.Errorf("%w: %s", fault.kind, fault.msg)
+	case errors.As(err, &exit):
+		switch exit.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return fmt.Errorf("%w: deadline exceeded", abi.ErrTimeout)
+		case sys.ExitCodeContextCanceled:
+			return fmt.Errorf("%w: call canceled: %w", abi.ErrTimeout, context.Canceled)
+		default:
+			return fmt.Errorf("%w: guest exited with code %d", abi.ErrTrap, exit.ExitCode())
+		}
+	}
+	msg := err.Error()
+	trap := "unknown"
+	for _, t := range []string{"unreachable", "integer divide by zero", "integer overflow", "out of bounds memory access",
+		"invalid table access", "indirect call type mismatch", "invalid conversion to integer", "stack overflow"} {
+		if strings.Contains(msg, t) {
+			trap = t
+			break
+		}
+	}
+	if trap == "stack overflow" {
+		return fmt.Errorf("%w: stack overflow (unbounded recursion?)", abi.ErrTrap)
+	}
+	// A trap with memory at the cap is almost always an allocator giving up
+	// (Go and AssemblyScript abort on a failed memory.grow).
+	if in != nil && memLimit > 0 && uint64(in.memoryBytes())+pageSize*16 > memLimit {
+		return fmt.Errorf("%w: trapped (%s) with linear memory at the %d MiB limit", abi.ErrMemory, trap, memLimit>>20)
+	}
+	return fmt.Errorf("%w: %s", abi.ErrTrap, trap)
+}
+
+// isFault reports whether err means the instance can no longer be trusted.
+func isFault(err error) bool {
+	for _, k := range []error{abi.ErrTimeout, abi.ErrMemory, abi.ErrTrap, abi.ErrViolation, abi.ErrOutputTooLarge} {
+		if errors.Is(err, k) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,209 @@
+package runtime
+
+import (
+	"fmt"
+	"log/slog"
+	"path"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Config configures a Runtime, the host-wide part of the sandbox. It is an
+// immutable value: every With* method returns a modified copy.
+type Config struct {
+	cacheDir       string
+	maxConcurrency int
+	logger         *slog.Logger
+}
+
+// NewConfig returns the default host configuration: no disk cache, a global
+// concurrency bound of 2×GOMAXPROCS (at least 4), logs discarded.
+func NewConfig() Config {
+	return Config{maxConcurrency: max(4, 2*goruntime.GOMAXPROCS(0))}
+}
+
+// WithCacheDir sets the on-disk compilation cache directory. It is created
+// with mode 0700 and refused if it is accessible by group or others, because
+// its files become executable code. Defaults to "" (in-memory cache only).
+func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
+
+// WithMaxConcurrency bounds guest calls and instantiations in flight across
+// all providers. Deep guest recursion allocates host stack outside the memory
+// cap (up to ~400 MB per call), so this bound is what limits it.
+// Defaults to 2×GOMAXPROCS, at least 4.
+func (c Config) WithMaxConcurrency(n int) Config { c.maxConcurrency = n; return c }
+
+// WithLogger sets the logger for runtime events and guest logs. Defaults to
+// discarding.
+func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }
+
+func (c Config) validate() error {
+	if c.maxConcurrency < 1 || c.maxConcurrency > 4096 {
+		return fmt.Errorf("%w: max concurrency %d: use 1-4096", ErrConfig, c.maxConcurrency)
+	}
+	return nil
+}
+
+// Default limits of a provider.
+const (
+	DefaultTimeout         = 5 * time.Second
+	DefaultInitTimeout     = 10 * time.Second
+	DefaultCompileTimeout  = 60 * time.Second
+	DefaultMemoryLimit     = 64 << 20
+	DefaultOutputLimit     = 4 << 20
+	DefaultModuleSizeLimit = 32 << 20
+	DefaultPoolSize        = 4
+	DefaultFaultThreshold  = 5
+	DefaultQuarantineBase  = time.Second
+	DefaultQuarantineMax   = 5 * time.Minute
+
+	// maxMemoryLimit is wasm32's 4 GiB.
+	maxMemoryLimit = 1 << 32
+	pageSize       = 64 << 10
+)
+
+// Grants are what the operator gives a provider. Nothing is granted by default.
+type Grants struct {
+	// Dirs are read-only directory mounts.
+	Dirs []DirGrant
+	// Config values readable through config_get. Keys not here read as absent.
+	Config map[string]string
+}
+
+// DirGrant mounts HostPath read-only at GuestPath inside the guest. Symlinks
+// that leave HostPath are not followed.
+type DirGrant struct {
+	HostPath  string
+	GuestPath string
+}
+
+// ProviderConfig configures one provider: limits, pool and grants. It is an
+// immutable value: every With* method returns a modified copy. Every limit is
+// on by default.
+type ProviderConfig struct {
+	timeout         time.Duration
+	initTimeout     time.Duration
+	compileTimeout  time.Duration
+	memoryLimit     uint64
+	outputLimit     int
+	moduleSizeLimit int
+	poolSize        int
+	recycleAfter    int
+	faultThreshold  int
+	quarantineBase  time.Duration
+	quarantineMax   time.Duration
+	grants          Grants
+}
+
+// NewProviderConfig returns the defaults listed in each setter.
+func NewProviderConfig() ProviderConfig {
+	return ProviderConfig{
+		timeout:         DefaultTimeout,
+		initTimeout:     DefaultInitTimeout,
+		compileTimeout:  DefaultCompileTimeout,
+		memoryLimit:     DefaultMemoryLimit,
+		outputLimit:     DefaultOutputLimit,
+		moduleSizeLimit: DefaultModuleSizeLimit,
+		poolSize:        DefaultPoolSize,
+		faultThreshold:  DefaultFaultThreshold,
+		quarantineBase:  DefaultQuarantineBase,
+		quarantineMax:   DefaultQuarantineMax,
+	}
+}
+
+// WithTimeout sets the deadline of each call. Defaults to 5s.
+func (c ProviderConfig) WithTimeout(d time.Duration) ProviderConfig { c.timeout = d; return c }
+
+// WithInitTimeout sets the deadline of _initialize plus describe for each new
+// instance. Defaults to 10s.
+func (c ProviderConfig) WithInitTimeout(d time.Duration) ProviderConfig { c.initTimeout = d; return c }
+
+// WithCompileTimeout bounds compilation of the module. Defaults to 60s.
+func (c ProviderConfig) WithCompileTimeout(d time.Duration) ProviderConfig {
+	c.compileTimeout = d
+	return c
+}
+
+// WithMemoryLimit caps the guest's linear memory in bytes, rounded down to
+// 64 KiB pages. Defaults to 64 MiB. Go guests need at least 4 MiB.
+func (c ProviderConfig) WithMemoryLimit(bytes uint64) ProviderConfig { c.memoryLimit = bytes; return c }
+
+// WithOutputLimit caps the output of one call in bytes. Defaults to 4 MiB.
+func (c ProviderConfig) WithOutputLimit(bytes int) ProviderConfig { c.outputLimit = bytes; return c }
+
+// WithModuleSizeLimit caps the size of the .wasm file. Defaults to 32 MiB.
+func (c ProviderConfig) WithModuleSizeLimit(bytes int) ProviderConfig {
+	c.moduleSizeLimit = bytes
+	return c
+}
+
+// WithPoolSize sets how many instances may exist at once, which is also how
+// many calls to this provider run concurrently. Defaults to 4.
+func (c ProviderConfig) WithPoolSize(n int) ProviderConfig { c.poolSize = n; return c }
+
+// WithRecycleAfter replaces an instance after n calls, bounding state a guest
+// can accumulate. Defaults to 0 (never).
+func (c ProviderConfig) WithRecycleAfter(n int) ProviderConfig { c.recycleAfter = n; return c }
+
+// WithQuarantine sets after how many consecutive faults the provider is
+// quarantined, and the first and largest backoff. Defaults to 5, 1s, 5m.
+func (c ProviderConfig) WithQuarantine(faults int, base, maxBackoff time.Duration) ProviderConfig {
+	c.faultThreshold, c.quarantineBase, c.quarantineMax = faults, base, maxBackoff
+	return c
+}
+
+// WithGrants sets the operator's grants. Defaults to none.
+func (c ProviderConfig) WithGrants(g Grants) ProviderConfig { c.grants = g; return c }
+
+// Timeout returns the per-call deadline.
+func (c ProviderConfig) Timeout() time.Duration { return c.timeout }
+
+func (c ProviderConfig) validate() error {
+	checks := []struct {
+		ok  bool
+		msg string
+	}{
+		{c.timeout > 0 && c.timeout <= time.Hour, "timeout must be in (0, 1h]"},
+		{c.initTimeout > 0 && c.initTimeout <= time.Hour, "init timeout must be in (0, 1h]"},
+		{c.compileTimeout > 0 && c.compileTimeout <= time.Hour, "compile timeout must be in (0, 1h]"},
+		{c.memoryLimit >= pageSize && c.memoryLimit <= maxMemoryLimit, "memory limit must be between 64 KiB and 4 GiB"},
+		{c.outputLimit >= 1024 && c.outputLimit <= 256<<20, "output limit must be between 1 KiB and 256 MiB"},
+		{c.moduleSizeLimit >= 8 && c.moduleSizeLimit <= 1<<30, "module size limit must be between 8 B and 1 GiB"},
+		{c.poolSize >= 1 && c.poolSize <= 256, "pool size must be 1-256"},
+		{c.recycleAfter >= 0, "recycle-after must be >= 0"},
+		{c.faultThreshold >= 1 && c.quarantineBase > 0 && c.quarantineMax >= c.quarantineBase, "quarantine needs faults >= 1 and 0 < base <= max"},
+	}
+	for _, ch := range checks {
+		if !ch.ok {
+			return fmt.Errorf("%w: %s", ErrConfig, ch.msg)
+		}
+	}
+	return c.grants.validate()
+}
+
+func (g Grants) validate() error {
+	seen := map[string]bool{}
+	for _, d := range g.Dirs {
+		if !filepath.IsAbs(d.HostPath) {
+			return fmt.Errorf("%w: granted directory %q must be an absolute path", ErrConfig, d.HostPath)
+		}
+		gp := d.GuestPath
+		if !strings.HasPrefix(gp, "/") || path.Clean(gp) != gp || gp == "/" {
+			return fmt.Errorf("%w: guest mount path %q must be absolute, clean and not \"/\"", ErrConfig, gp)
+		}
+		if seen[gp] {
+			return fmt.Errorf("%w: guest mount path %q granted twice", ErrConfig, gp)
+		}
+		seen[gp] = true
+	}
+	for k := range g.Config {
+		if !abi.IsConfigKey(k) {
+			return fmt.Errorf("%w: config key %q: use 1-128 of [A-Za-z0-9_.-]", ErrConfig, k)
+		}
+	}
+	return nil
+}

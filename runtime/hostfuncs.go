@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Bounds on what a guest can make the host hold during one call.
+const (
+	maxLogMessage  = 4 << 10
+	maxLogMessages = 64
+	maxStdio       = 16 << 10
+	maxConfigKey   = 128
+)
+
+// callState is the per-call state host imports reach through the call's ctx.
+// One instance serves one call at a time, so it needs no lock.
+type callState struct {
+	input     []byte
+	output    []byte
+	outLimit  int
+	overLimit bool
+	config    map[string]string
+	logs      []guestLog
+	dropped   int
+	stdio     []byte
+}
+
+type guestLog struct {
+	level uint32
+	msg   []byte
+}
+
+type stateKey struct{}
+
+func withState(ctx context.Context, st *callState) context.Context {
+	return context.WithValue(ctx, stateKey{}, st)
+}
+
+// hostFault is what a host import panics with; wazero wraps it with %w, so
+// the call's error unwraps to kind.
+type hostFault struct {
+	kind error
+	msg  string
+}
+
+func (f *hostFault) Error() string { return f.msg }
+func (f *hostFault) Unwrap() error { return f.kind }
+
+func violation(format string, args ...any) *hostFault {
+	return &hostFault{kind: abi.ErrViolation, msg: fmt.Sprintf(format, args...)}
+}
+
+// enter fetches the call state and stops the guest if the call is done.
+func enter(ctx context.Context, name string) *callState {
+	if err := ctx.Err(); err != nil {
+		panic(&hostFault{kind: abi.ErrTimeout, msg: name + ": call deadline passed"})
+	}
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	if st == nil {
+		panic(violation("%s called outside an ABI call (during _initialize?)", name))
+	}
+	return st
+}
+
+// view returns guest memory [ptr, ptr+n) or traps the guest.
+func view(mod api.Module, name string, ptr, n uint32) []byte {
+	b, ok := mod.Memory().Read(ptr, n)
+	if !ok {
+		panic(violation("%s: range [%#x, +%d) is outside guest memory (%d bytes)", name, ptr, n, mod.Memory().Size()))
+	}
+	return b
+}
+
+func inputRead(ctx context.Context, mod api.Module, stack []uint64) {
+	st := enter(ctx, abi.ImportInputRead)
+	ptr, n := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	dst := view(mod, abi.ImportInputRead, ptr, n)
+	stack[0] = uint64(copy(dst, st.input))
+}
+
+func outputWrite(ctx context.Context, mod api.Module, stack []uint64) {
+	st := enter(ctx, abi.ImportOutputWrite)
+	src := view(mod, abi.ImportOutputWrite, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
+	if st.overLimit || len(st.output)+len(src) > st.outLimit {
+		st.overLimit = true
+		stack[0] = api.EncodeI32(abi.ResultOverLimit)
+		return
+	}
+	st.output = append(st.output, src...)
+	stack[0] = 0
+}
+
+func logImport(ctx context.Context, mod api.Module, stack []uint64) {
+	st := enter(ctx, abi.ImportLog)
+	level := min(api.DecodeU32(stack[0]), abi.LogError)
+	msg := view(mod, abi.ImportLog, api.DecodeU32(stack[1]), api.DecodeU32(stack[2]))
+	if len(st.logs) >= maxLogMessages {
+		st.dropped++
+		return
+	}
+	st.logs = append(st.logs, guestLog{level: level, msg: append([]byte(nil), msg[:min(len(msg), maxLogMessage)]...)})
+}
+
+func configGet(ctx context.Context, mod api.Module, stack []uint64) {
+	st := enter(ctx, abi.ImportConfigGet)
+	kptr, klen := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	vptr, vcap := api.DecodeU32(stack[2]), api.DecodeU32(stack[3])
+	key := view(mod, abi.ImportConfigGet, kptr, klen)
+	dst := view(mod, abi.ImportConfigGet, vptr, vcap)
+	v, ok := st.config[string(key)]
+	if !ok || klen > maxConfigKey {
+		stack[0] = api.EncodeI32(abi.ResultDenied)
+		return
+	}
+	if len(v) <= len(dst) {
+		copy(dst, v)
+	}
+	stack[0] = uint64(len(v))
+}
+
+// envAbort is AssemblyScript's abort(msg, file, line, col): a guest trap.
+func envAbort(_ context.Context, _ api.Module, stack []uint64) {
+	panic(&hostFault{kind: abi.ErrTrap, msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
+}
+
+// instantiateHostModules links mcpw_v1 and env.abort into r.
+func instantiateHostModules(ctx context.Context, r wazero.Runtime) error {
+	i32 := api.ValueTypeI32
+	b := r.NewHostModuleBuilder(abi.ImportModule)
+	def := func(name string, f api.GoModuleFunc, params, results int) {
+		p := make([]api.ValueType, params)
+		res := make([]api.ValueType, results)
+		for i := range p {
+			p[i] = i32
+		}
+		for i := range res {
+			res[i] = i32
+		}
+		b.NewFunctionBuilder().WithGoModuleFunction(f, p, res).Export(name)
+	}
+	def(abi.ImportInputRead, inputRead, 2, 1)
+	def(abi.ImportOutputWrite, outputWrite, 2, 1)
+	def(abi.ImportLog, logImport, 3, 0)
+	def(abi.ImportConfigGet, configGet, 4, 1)
+	if _, err := b.Instantiate(ctx); err != nil {
+		return fmt.Errorf("instantiate host module: %w", err)
+	}
+	_, err := r.NewHostModuleBuilder("env").NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(envAbort), []api.ValueType{i32, i32, i32, i32}, nil).
+		Export("abort").Instantiate(ctx)
+	if err != nil {
+		return fmt.Errorf("instantiate env module: %w", err)
+	}
+	return nil
+}
+
+// stdioSink receives a guest's WASI stdout and stderr into the current call's
+// bounded buffer; output outside a call is dropped.
+type stdioSink struct{ st *callState }
+
+func (s *stdioSink) Write(p []byte) (int, error) {
+	if s.st != nil {
+		room := maxStdio - len(s.st.stdio)
+		if room > 0 {
+			s.st.stdio = append(s.st.stdio, p[:min(len(p), room)]...)
+		}
+	}
+	return len(p), nil
+}

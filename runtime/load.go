@@ -1,0 +1,239 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+var (
+	wasmMagic       = []byte("\x00asm")
+	coreVersion     = []byte{1, 0, 0, 0}
+	componentLayer1 = []byte{0x0d, 0x00, 0x01, 0x00}
+)
+
+// LoadFile reads a module from path, refusing it before reading if it is
+// over the size limit, and loads it like Load.
+func (r *Runtime) LoadFile(ctx context.Context, path string, cfg ProviderConfig) (*Provider, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open module: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > int64(cfg.moduleSizeLimit) {
+		return nil, tooLarge(fi.Size(), cfg.moduleSizeLimit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(cfg.moduleSizeLimit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read module %s: %w", path, err)
+	}
+	return r.Load(ctx, filepath.Base(path), b, cfg)
+}
+
+func tooLarge(size int64, limit int) error {
+	return fmt.Errorf("%w: module is %d bytes, limit is %d: raise the module size limit or shrink the module (strip symbols: -ldflags='-s -w', -Wl,--strip-all)", ErrModuleTooLarge, size, limit)
+}
+
+// checkHeader tells a core module from garbage and from a component.
+func checkHeader(b []byte) error {
+	if len(b) < 8 || !bytes.Equal(b[:4], wasmMagic) {
+		return fmt.Errorf("%w: no \\0asm magic number: the file is not WebAssembly (wrong file, or a .wat text file: compile it with wat2wasm)", ErrNotModule)
+	}
+	switch v := b[4:8]; {
+	case bytes.Equal(v, coreVersion):
+		return nil
+	case bytes.Equal(v, componentLayer1):
+		return fmt.Errorf("%w: this is a component-model binary; mcp-wasm runs core modules: build for wasm32-wasip1 (GOOS=wasip1, --target=wasm32-wasi) instead of a component", ErrNotModule)
+	default:
+		return fmt.Errorf("%w: unknown binary version %x: rebuild as a WebAssembly 1.0 core module", ErrNotModule, v)
+	}
+}
+
+// Load compiles, validates and initializes a provider from wasm bytes. hint
+// names the module in errors and logs until its describe names it. Nothing
+// is instantiated unless the module passes every static check.
+func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg ProviderConfig) (*Provider, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if len(wasm) > cfg.moduleSizeLimit {
+		return nil, tooLarge(int64(len(wasm)), cfg.moduleSizeLimit)
+	}
+	if err := checkHeader(wasm); err != nil {
+		return nil, err
+	}
+	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
+	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
+	p.wr = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCompilationCache(r.cache).
+		WithMemoryLimitPages(uint32(cfg.memoryLimit/pageSize)).
+		WithCloseOnContextDone(true))
+	if err := p.compile(ctx, wasm); err != nil {
+		_ = p.wr.Close(ctx)
+		return nil, err
+	}
+	if err := p.initialize(ctx); err != nil {
+		p.closeAll(ctx)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Provider) compile(ctx context.Context, wasm []byte) error {
+	cctx, cancel := context.WithTimeout(ctx, p.cfg.compileTimeout)
+	defer cancel()
+	compiled, err := p.wr.CompileModule(experimental.WithCompilationWorkers(cctx, 2), wasm)
+	if err != nil {
+		msg := err.Error()
+		switch {
+		case cctx.Err() != nil:
+			return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, p.cfg.compileTimeout)
+		case strings.Contains(msg, "over limit of"):
+			return fmt.Errorf("%w: the module's minimum memory is over the memory limit (%d MiB): raise the memory limit or lower the module's initial memory", ErrCompile, p.cfg.memoryLimit>>20)
+		default:
+			return fmt.Errorf("%w: invalid module: %s", ErrCompile, firstLine(msg, 200))
+		}
+	}
+	p.compiled = compiled
+	if err := checkImports(compiled, p.cfg.grants); err != nil {
+		return err
+	}
+	exports, err := checkExports(compiled)
+	if err != nil {
+		return err
+	}
+	p.exports = exports
+	return nil
+}
+
+// initialize links the host modules, makes the first instance, calls
+// describe, and mounts granted directories where the provider asked.
+func (p *Provider) initialize(ctx context.Context) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.wr); err != nil {
+		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
+	}
+	if err := instantiateHostModules(ctx, p.wr); err != nil {
+		return fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	p.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize)
+	first, err := p.newInstance(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: instantiate: %w", ErrInit, err)
+	}
+	if err := p.describe(ctx, first); err != nil {
+		first.close(ctx)
+		return err
+	}
+	p.pool = newPool(p.cfg.poolSize, p.newInstance)
+	if len(p.cfg.grants.Dirs) == 0 {
+		p.pool.put(first)
+		return nil
+	}
+	// The describe instance ran without mounts; the pool's instances get them.
+	first.close(ctx)
+	fsCfg, err := p.mounts()
+	if err != nil {
+		return err
+	}
+	p.modCfg = p.modCfg.WithFSConfig(fsCfg)
+	in, err := p.newInstance(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: instantiate with granted directories: %w", ErrInit, err)
+	}
+	p.pool.put(in)
+	return nil
+}
+
+// describe calls mcpw_v1_describe and checks the result against the exports.
+func (p *Provider) describe(ctx context.Context, in *instance) error {
+	cctx, cancel := context.WithTimeout(ctx, p.cfg.initTimeout)
+	defer cancel()
+	var d abi.Describe
+	err := p.exchange(cctx, in, "describe", []byte("{}"), &d)
+	if err != nil {
+		return fmt.Errorf("%w: describe: %w", ErrInit, err)
+	}
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("%w: describe: %w", ErrInit, err)
+	}
+	ops := map[string]bool{}
+	for _, op := range d.Operations {
+		if !p.exports[op] {
+			return fmt.Errorf("%w: describe declares operation %q but the module does not export %s: export it or remove it from operations", ErrMissingExport, op, abi.ExportFor(op))
+		}
+		ops[op] = true
+	}
+	p.desc, p.space, p.ops = d, abi.URISpace(d.URISpace), ops
+	p.name = d.Name
+	p.log = p.rt.log.With("provider", d.Name)
+	return nil
+}
+
+// mounts opens each granted directory as an os.Root, which refuses paths
+// and symlinks that leave it, and mounts it read-only.
+func (p *Provider) mounts() (wazero.FSConfig, error) {
+	fsCfg := wazero.NewFSConfig()
+	var requested []abi.FSRequest
+	if p.desc.Requests != nil {
+		requested = p.desc.Requests.Filesystem
+	}
+	for i, g := range p.cfg.grants.Dirs {
+		guest := g.GuestPath
+		if guest == "" {
+			if i >= len(requested) {
+				return nil, fmt.Errorf("%w: the operator granted %d directories but provider %q requests %d: remove the extra grant", ErrConfig, len(p.cfg.grants.Dirs), p.name, len(requested))
+			}
+			guest = requested[i].Path
+		}
+		root, err := os.OpenRoot(g.HostPath)
+		if err != nil {
+			return nil, fmt.Errorf("%w: open granted directory: %w", ErrConfig, err)
+		}
+		p.roots = append(p.roots, root)
+		fsCfg = fsCfg.WithFSMount(root.FS(), guest)
+	}
+	return fsCfg, nil
+}
+
+// newInstance makes a fresh instance under the init deadline and a global
+// concurrency slot.
+func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
+	ictx, cancel := context.WithTimeout(ctx, p.cfg.initTimeout)
+	defer cancel()
+	if err := p.rt.enter(ictx); err != nil {
+		return nil, fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
+	}
+	defer p.rt.leave()
+	st := p.newState(nil)
+	start := time.Now()
+	in, err := newInstance(ictx, p.wr, p.compiled, p.modCfg, st)
+	p.flushLogs(ctx, "initialize", st)
+	if err != nil {
+		return nil, classify(err, nil, 0)
+	}
+	p.stats.instantiated.Add(1)
+	p.log.Debug("instance created", "took", time.Since(start))
+	return in, nil
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n]
+	}
+	return s
+}

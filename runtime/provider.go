@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Provider is one loaded provider module: its compiled code, its validated
+// description and its pool of instances. Its methods are safe for concurrent
+// use; each call runs on an instance of its own.
+type Provider struct {
+	rt       *Runtime
+	cfg      ProviderConfig
+	name     string
+	log      *slog.Logger
+	wr       wazero.Runtime
+	compiled wazero.CompiledModule
+	modCfg   wazero.ModuleConfig
+	exports  map[string]bool
+	desc     abi.Describe
+	space    abi.URISpace
+	ops      map[string]bool
+	pool     *pool
+	brk      *breaker
+	roots    []*os.Root
+	closed   atomic.Bool
+	stats    counters
+}
+
+type counters struct {
+	calls, faults, domainErrors, instantiated atomic.Uint64
+	memHighWater                              atomic.Uint32
+}
+
+// Stats is a snapshot of a provider's counters.
+type Stats struct {
+	Calls        uint64 // calls that reached a guest
+	Faults       uint64 // timeouts, traps, memory, ABI violations, oversized output
+	DomainErrors uint64 // not found, invalid params, provider internal
+	Instantiated uint64 // instances created, including replacements
+	Live         int    // instances that exist now
+	MemoryHigh   uint32 // largest linear memory seen after a call, in bytes
+	Quarantined  bool
+	Until        time.Time // end of the current quarantine
+	Quarantines  int       // times quarantined
+}
+
+// Name is the provider's declared name.
+func (p *Provider) Name() string { return p.name }
+
+// Describe returns the provider's validated description.
+func (p *Provider) Describe() abi.Describe { return p.desc }
+
+// Config returns the configuration the provider was loaded with.
+func (p *Provider) Config() ProviderConfig { return p.cfg }
+
+// Stats returns a snapshot of the provider's counters.
+func (p *Provider) Stats() Stats {
+	q, until, n := p.brk.state(time.Now())
+	return Stats{
+		Calls: p.stats.calls.Load(), Faults: p.stats.faults.Load(), DomainErrors: p.stats.domainErrors.Load(),
+		Instantiated: p.stats.instantiated.Load(), Live: p.pool.liveCount(), MemoryHigh: p.stats.memHighWater.Load(),
+		Quarantined: q, Until: until, Quarantines: n,
+	}
+}
+
+// Close closes idle instances and the provider's wazero runtime; calls in
+// flight fail with abi.ErrClosed or finish first.
+func (p *Provider) Close(ctx context.Context) error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.pool.close(ctx)
+	p.closeAll(ctx)
+	return nil
+}
+
+func (p *Provider) closeAll(ctx context.Context) {
+	_ = p.wr.Close(context.WithoutCancel(ctx))
+	for _, r := range p.roots {
+		_ = r.Close()
+	}
+}
+
+// List returns one page of the provider's resources.
+func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, error) {
+	var out abi.ListResult
+	if err := p.run(ctx, abi.OpList, abi.PageRequest{Cursor: cursor}, &out, func() error { return out.Validate(p.space) }); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Templates returns one page of the provider's resource templates.
+func (p *Provider) Templates(ctx context.Context, cursor string) (*abi.TemplatesResult, error) {
+	var out abi.TemplatesResult
+	if err := p.run(ctx, abi.OpTemplates, abi.PageRequest{Cursor: cursor}, &out, out.Validate); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Read returns the contents of uri, which must lie in the provider's URI space.
+func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error) {
+	u, err := abi.ParseURI(uri)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", abi.ErrBadInput, err)
+	}
+	if !p.space.Owns(u) {
+		return nil, fmt.Errorf("%w: uri is outside provider %q's uri space", abi.ErrBadInput, p.name)
+	}
+	var out abi.ReadResult
+	if err := p.run(ctx, abi.OpRead, abi.ReadRequest{URI: uri}, &out, func() error { return out.Validate(p.space) }); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Complete returns completion values for a template argument.
+func (p *Provider) Complete(ctx context.Context, req abi.CompleteRequest) (*abi.CompleteResult, error) {
+	if len(req.Template) > abi.MaxURILength || len(req.Argument.Name) > abi.MaxTextField || len(req.Argument.Value) > abi.MaxTextField || len(req.Arguments) > 64 {
+		return nil, fmt.Errorf("%w: completion request too large", abi.ErrBadInput)
+	}
+	var out abi.CompleteResult
+	if err := p.run(ctx, abi.OpComplete, req, &out, out.Validate); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Changes asks the provider what changed since req.Cursor.
+func (p *Provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesResult, error) {
+	if len(req.Cursor) > abi.MaxCursorLength || len(req.Paths) > abi.MaxListItems {
+		return nil, fmt.Errorf("%w: changes request too large", abi.ErrBadInput)
+	}
+	var out abi.ChangesResult
+	if err := p.run(ctx, abi.OpChanges, req, &out, func() error { return out.Validate(p.space) }); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Supports reports whether the provider implements op.
+func (p *Provider) Supports(op string) bool { return p.ops[op] }
+
+// run encodes the input and performs one guarded call of op.
+func (p *Provider) run(ctx context.Context, op string, in any, out any, validate func() error) error {
+	if p.closed.Load() {
+		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
+	}
+	if !p.ops[op] {
+		return fmt.Errorf("%w: provider %q does not implement %s", abi.ErrUnsupported, p.name, op)
+	}
+	if len(p.space) == 0 {
+		return errors.New("provider not initialized")
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("%w: encode input: %w", abi.ErrBadInput, err)
+	}
+	if len(input) > maxInput {
+		return fmt.Errorf("%w: input is %d bytes, limit %d", abi.ErrBadInput, len(input), maxInput)
+	}
+	return p.guarded(ctx, op, input, out, validate)
+}
+
+// maxInput bounds the input JSON of one call.
+const maxInput = 64 << 10

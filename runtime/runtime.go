@@ -1,0 +1,107 @@
+// Package runtime is the wazero host for untrusted mcp-wasm providers: it
+// compiles modules through a private on-disk cache, validates their imports
+// and exports against the mcpw_v1 ABI before instantiating anything, and runs
+// every call under a deadline, a memory cap, an output cap and a global
+// concurrency bound, with strict validation of everything the guest returns.
+//
+// A provider that loops, traps, exhausts memory or violates the ABI costs the
+// caller a typed error (wrapping an abi kind) and the instance that did it;
+// the next call gets a fresh instance, and a provider that keeps failing is
+// quarantined with backoff. Nothing a guest does may panic the host.
+//
+// The package speaks abi types only. It knows nothing of MCP, refuses to
+// grant any capability the operator did not (no ambient filesystem,
+// environment, network, clock or randomness), and never writes guest text to
+// a caller unsanitized.
+//
+// # Security
+//
+// The compilation cache directory holds native code that wazero executes;
+// its integrity is checked only by a CRC. It must be private to the user
+// running the host (New refuses a group- or world-accessible directory).
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// Runtime is the host-wide sandbox state shared by all providers: the
+// compilation cache and the global concurrency bound.
+type Runtime struct {
+	cfg   Config
+	cache wazero.CompilationCache
+	sem   chan struct{}
+	log   *slog.Logger
+}
+
+// New validates cfg and creates a Runtime.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &Runtime{cfg: cfg, sem: make(chan struct{}, cfg.maxConcurrency), log: cfg.logger}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.cacheDir == "" {
+		r.cache = wazero.NewCompilationCache()
+		return r, nil
+	}
+	dir, err := privateDir(cfg.cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: open compilation cache %s: %w", ErrConfig, dir, err)
+	}
+	r.cache = cache
+	return r, nil
+}
+
+// privateDir creates dir (0700) if needed and refuses it if group or others
+// can access it or it is not a directory.
+func privateDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: cache dir %q: %w", ErrConfig, dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("%w: create cache dir %s: %w", ErrConfig, abs, err)
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%w: cache dir %s: %w", ErrConfig, abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%w: cache dir %s is not a directory (a symlink?): choose a real directory", ErrConfig, abs)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("%w: cache dir %s has mode %o; its files become executable code: run chmod 700 %s or choose another directory", ErrConfig, abs, fi.Mode().Perm(), abs)
+	}
+	return abs, nil
+}
+
+// Close releases the compilation cache. Providers must be closed first.
+func (r *Runtime) Close(ctx context.Context) error {
+	return r.cache.Close(ctx)
+}
+
+// enter takes a global concurrency slot, waiting until ctx is done.
+func (r *Runtime) enter(ctx context.Context) error {
+	select {
+	case r.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Runtime) leave() { <-r.sem }
