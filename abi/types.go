@@ -128,7 +128,7 @@ type ReadRequest struct {
 
 // ReadResult is the output of read: one or more contents.
 type ReadResult struct {
-	Contents []Content `json:"contents"`
+	Contents []Content  `json:"contents"`
 	Cache    *CacheHint `json:"cache,omitempty"`
 }
 
