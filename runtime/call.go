@@ -21,14 +21,24 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.cfg.timeout)
 	defer cancel()
-	if err := p.rt.enter(cctx); err != nil {
-		p.brk.abandon()
-		return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
+	admitted := false
+	in, err := p.pool.acquire(cctx, func(ctx context.Context) error {
+		if err := p.rt.enter(ctx); err != nil {
+			return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
+		}
+		admitted = true
+		return nil
+	})
+	if admitted {
+		defer p.rt.leave()
 	}
-	defer p.rt.leave()
-	in, err := p.pool.acquire(cctx)
 	if err != nil {
-		p.settle(ctx, op, err, isFault(err) && ctx.Err() == nil)
+		// Only a failed instantiation is the provider's fault; waiting is not.
+		if admitted && isFault(err) && ctx.Err() == nil {
+			p.settle(ctx, op, err, true)
+		} else {
+			p.brk.abandon()
+		}
 		return err
 	}
 	err = p.exchange(cctx, in, op, input, out)
@@ -70,6 +80,7 @@ func (p *Provider) settle(ctx context.Context, op string, err error, fault bool)
 func (p *Provider) exchange(ctx context.Context, in *instance, op string, input []byte, out any) error {
 	st := p.newState(input)
 	p.stats.calls.Add(1)
+	memBefore := in.memoryBytes()
 	status, err := in.call(ctx, op, st)
 	p.flushLogs(ctx, op, st)
 	if mem := in.memoryBytes(); mem > p.stats.memHighWater.Load() {
@@ -77,7 +88,7 @@ func (p *Provider) exchange(ctx context.Context, in *instance, op string, input 
 	}
 	switch {
 	case err != nil:
-		return classify(err, in, p.cfg.memoryLimit)
+		return classify(err, in, memBefore, p.cfg.memoryLimit)
 	case st.overLimit:
 		return fmt.Errorf("%w: %s output over %d bytes", abi.ErrOutputTooLarge, op, p.cfg.outputLimit)
 	case len(st.output) == 0:

@@ -14,7 +14,11 @@ import (
 // classify turns an error from a guest call into one abi fault kind with a
 // short, host-written description. Guest-controlled text (trap messages,
 // stack frames named by the guest) is not included.
-func classify(err error, in *instance, memLimit uint64) error {
+//
+// A trap counts as running out of memory when the guest grew its memory
+// during the call to within a quarter of the limit (Go and AssemblyScript
+// trap with unreachable when memory.grow fails; C's malloc returns NULL).
+func classify(err error, in *instance, memBefore uint32, memLimit uint64) error {
 	var exit *sys.ExitError
 	var fault *hostFault
 	switch {
@@ -42,10 +46,11 @@ func classify(err error, in *instance, memLimit uint64) error {
 	if trap == "stack overflow" {
 		return fmt.Errorf("%w: stack overflow (unbounded recursion?)", abi.ErrTrap)
 	}
-	// A trap with memory at the cap is almost always an allocator giving up
-	// (Go and AssemblyScript abort on a failed memory.grow).
-	if in != nil && memLimit > 0 && uint64(in.memoryBytes())+pageSize*16 > memLimit {
-		return fmt.Errorf("%w: trapped (%s) with linear memory at the %d MiB limit", abi.ErrMemory, trap, memLimit>>20)
+	if in != nil && memLimit > 0 {
+		mem := uint64(in.memoryBytes())
+		if mem > uint64(memBefore) && memLimit-min(mem, memLimit) < memLimit/4 {
+			return fmt.Errorf("%w: trapped (%s) after growing memory to %d of %d KiB", abi.ErrMemory, trap, mem>>10, memLimit>>10)
+		}
 	}
 	return fmt.Errorf("%w: %s", abi.ErrTrap, trap)
 }

@@ -63,10 +63,6 @@ func checkImports(compiled wazero.CompiledModule, g Grants) error {
 			return err
 		}
 	}
-	if n := len(compiled.ImportedMemories()); n > 0 {
-		mod, name, _ := compiled.ImportedMemories()[0].Import()
-		return fmt.Errorf("%w: module imports memory %s.%s: providers must define and export their own memory", ErrForbiddenImport, quote(mod), quote(name))
-	}
 	return nil
 }
 

@@ -76,6 +76,9 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	if err := checkHeader(wasm); err != nil {
 		return nil, err
 	}
+	if err := checkImportKinds(wasm); err != nil {
+		return nil, err
+	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
 	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
 	p.wr = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
@@ -129,6 +132,10 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if err := instantiateHostModules(ctx, p.wr); err != nil {
 		return fmt.Errorf("%w: %w", ErrInit, err)
 	}
+	if err := p.rt.enter(ctx); err != nil {
+		return fmt.Errorf("%w: waiting for a global slot: %w", ErrInit, err)
+	}
+	defer p.rt.leave()
 	p.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize)
 	first, err := p.newInstance(ctx)
 	if err != nil {
@@ -209,21 +216,17 @@ func (p *Provider) mounts() (wazero.FSConfig, error) {
 	return fsCfg, nil
 }
 
-// newInstance makes a fresh instance under the init deadline and a global
-// concurrency slot.
+// newInstance makes a fresh instance under the init deadline. The caller
+// holds a global concurrency slot (guarded, or initialize at load).
 func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	ictx, cancel := context.WithTimeout(ctx, p.cfg.initTimeout)
 	defer cancel()
-	if err := p.rt.enter(ictx); err != nil {
-		return nil, fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
-	}
-	defer p.rt.leave()
 	st := p.newState(nil)
 	start := time.Now()
 	in, err := newInstance(ictx, p.wr, p.compiled, p.modCfg, st)
 	p.flushLogs(ctx, "initialize", st)
 	if err != nil {
-		return nil, classify(err, nil, 0)
+		return nil, classify(err, nil, 0, 0)
 	}
 	p.stats.instantiated.Add(1)
 	p.log.Debug("instance created", "took", time.Since(start))

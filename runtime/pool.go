@@ -28,12 +28,18 @@ func newPool(size int, create func(ctx context.Context) (*instance, error)) *poo
 }
 
 // acquire returns an instance for exclusive use, waiting for a slot until ctx
-// is done.
-func (p *pool) acquire(ctx context.Context) (*instance, error) {
+// is done. Once it holds a slot it calls admit (the global concurrency bound),
+// so callers queue per provider before they take a global slot, and a busy
+// provider cannot starve the others.
+func (p *pool) acquire(ctx context.Context, admit func(context.Context) error) (*instance, error) {
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: waiting for a free instance: %w", abi.ErrTimeout, ctx.Err())
+	}
+	if err := admit(ctx); err != nil {
+		<-p.slots
+		return nil, err
 	}
 	select {
 	case in := <-p.idle:

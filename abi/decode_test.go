@@ -1,0 +1,84 @@
+package abi
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecode_RejectsWhatEncodingJSONAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string // substring of the error; "" = must decode
+	}{
+		{"valid", `{"contents":[{"uri":"x:a","text":"hi"}]}`, ""},
+		{"valid escapes and pair", `{"contents":[{"uri":"x:a","text":"\ud83d\ude00 \u00e9 \n"}]}`, ""},
+		{"duplicate key", `{"contents":[],"contents":[]}`, "duplicate key"},
+		{"duplicate key nested", `{"contents":[{"uri":"x:a","uri":"x:b","text":""}]}`, "duplicate key"},
+		{"case variant key", `{"contents":[{"URI":"x:a","text":""}]}`, "unknown key"},
+		{"case variant duplicate", `{"contents":[{"uri":"x:a","text":"","mimeType":"a/b","mimetype":"a/b"}]}`, "unknown key"},
+		{"unknown key", `{"contents":[],"extra":1}`, "unknown key"},
+		{"known key in wrong object", `{"contents":[{"uri":"x:a","text":"","resources":[]}]}`, "unknown field"},
+		{"escaped key", `{"cont\u0065nts":[]}`, "escaped object key"},
+		{"invalid utf8", "{\"contents\":[{\"uri\":\"x:a\",\"text\":\"\xff\"}]}", "invalid UTF-8"},
+		{"lone high surrogate", `{"contents":[{"uri":"x:a","text":"\ud800"}]}`, "lone UTF-16 surrogate"},
+		{"lone low surrogate", `{"contents":[{"uri":"x:a","text":"\udc00x"}]}`, "lone UTF-16 surrogate"},
+		{"trailing data", `{"contents":[]} {}`, "trailing data"},
+		{"truncated", `{"contents":[`, "unexpected end"},
+		{"control char in string", "{\"contents\":[{\"uri\":\"x:a\",\"text\":\"a\x01\"}]}", "control character"},
+		{"wrong type", `{"contents":"nope"}`, "wrong type"},
+		{"bad number", `{"contents":[],"cache":{"ttlMs":01,"scope":"public"}}`, "expected ','"},
+		{"too deep", `{"contents":[` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `]}`, "nesting deeper"},
+		{"not json", `hello`, "invalid value"},
+		{"empty", ``, "unexpected end"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r ReadResult
+			err := Decode([]byte(tc.in), &r)
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			require.True(t, errors.Is(err, ErrMalformed), "error must wrap ErrMalformed: %v", err)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestDecode_ErrorsNeverEchoInput(t *testing.T) {
+	secret := "SECRET-\x1b[31m-PAYLOAD"
+	for _, in := range []string{
+		`{"` + secret + `":1}`,
+		`{"contents":"` + secret + `"}`,
+		`{"contents":[{"uri":"x:a","text":"ok","bogus` + secret + `":1}]}`,
+	} {
+		var r ReadResult
+		err := Decode([]byte(in), &r)
+		require.Error(t, err)
+		require.NotContains(t, err.Error(), "SECRET")
+		require.NotContains(t, err.Error(), "\x1b")
+	}
+}
+
+func TestDecode_AllOutputTypes(t *testing.T) {
+	cases := map[string]any{
+		`{"name":"n","version":"1","uriSpace":[{"scheme":"n"}],"operations":["read"],"requests":{"config":[{"key":"k","secret":true}]}}`: &Describe{},
+		`{"resources":[{"uri":"n:a","name":"a","size":0,"annotations":{"priority":0}}],"nextCursor":"c"}`:                              &ListResult{},
+		`{"resourceTemplates":[{"uriTemplate":"n:{x}","name":"x"}]}`:                                                                   &TemplatesResult{},
+		`{"values":["a"],"total":1,"hasMore":false}`:                                                                                   &CompleteResult{},
+		`{"cursor":"c","updated":["n:a"],"listChanged":true}`:                                                                          &ChangesResult{},
+		`{"code":"not_found","message":"m"}`:                                                                                           &Error{},
+	}
+	for in, v := range cases {
+		require.NoError(t, Decode([]byte(in), v), in)
+	}
+	var l ListResult
+	require.NoError(t, Decode([]byte(`{"resources":[{"uri":"n:a","name":"a","size":0,"annotations":{"priority":0}}]}`), &l))
+	require.NotNil(t, l.Resources[0].Size, "size 0 must survive decoding")
+	require.NotNil(t, l.Resources[0].Annotations.Priority, "priority 0 must survive decoding")
+}
