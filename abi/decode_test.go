@@ -68,11 +68,11 @@ func TestDecode_ErrorsNeverEchoInput(t *testing.T) {
 func TestDecode_AllOutputTypes(t *testing.T) {
 	cases := map[string]any{
 		`{"name":"n","version":"1","uriSpace":[{"scheme":"n"}],"operations":["read"],"requests":{"config":[{"key":"k","secret":true}]}}`: &Describe{},
-		`{"resources":[{"uri":"n:a","name":"a","size":0,"annotations":{"priority":0}}],"nextCursor":"c"}`:                              &ListResult{},
-		`{"resourceTemplates":[{"uriTemplate":"n:{x}","name":"x"}]}`:                                                                   &TemplatesResult{},
-		`{"values":["a"],"total":1,"hasMore":false}`:                                                                                   &CompleteResult{},
-		`{"cursor":"c","updated":["n:a"],"listChanged":true}`:                                                                          &ChangesResult{},
-		`{"code":"not_found","message":"m"}`:                                                                                           &Error{},
+		`{"resources":[{"uri":"n:a","name":"a","size":0,"annotations":{"priority":0}}],"nextCursor":"c"}`:                                &ListResult{},
+		`{"resourceTemplates":[{"uriTemplate":"n:{x}","name":"x"}]}`:                                                                     &TemplatesResult{},
+		`{"values":["a"],"total":1,"hasMore":false}`:                                                                                     &CompleteResult{},
+		`{"cursor":"c","updated":["n:a"],"listChanged":true}`:                                                                            &ChangesResult{},
+		`{"code":"not_found","message":"m"}`:                                                                                             &Error{},
 	}
 	for in, v := range cases {
 		require.NoError(t, Decode([]byte(in), v), in)

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 var errNewline = errors.New("newline")

@@ -31,19 +31,19 @@ func TestProviderConfig_WithIsImmutable(t *testing.T) {
 
 func TestProviderConfig_Invalid(t *testing.T) {
 	tests := map[string]ProviderConfig{
-		"zero timeout":        NewProviderConfig().WithTimeout(0),
-		"huge timeout":        NewProviderConfig().WithTimeout(2 * time.Hour),
-		"tiny memory":         NewProviderConfig().WithMemoryLimit(100),
-		"memory over 4GiB":    NewProviderConfig().WithMemoryLimit(5 << 30),
-		"tiny output":         NewProviderConfig().WithOutputLimit(10),
-		"zero pool":           NewProviderConfig().WithPoolSize(0),
-		"negative recycle":    NewProviderConfig().WithRecycleAfter(-1),
-		"bad quarantine":      NewProviderConfig().WithQuarantine(0, time.Second, time.Minute),
-		"relative dir":        NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "rel", GuestPath: "/data"}}}),
-		"guest root":          NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/"}}}),
-		"guest unclean":       NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/a/../b"}}}),
-		"guest twice":         NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/a"}, {HostPath: "/var", GuestPath: "/a"}}}),
-		"bad config key":      NewProviderConfig().WithGrants(Grants{Config: map[string]string{"a b": "v"}}),
+		"zero timeout":     NewProviderConfig().WithTimeout(0),
+		"huge timeout":     NewProviderConfig().WithTimeout(2 * time.Hour),
+		"tiny memory":      NewProviderConfig().WithMemoryLimit(100),
+		"memory over 4GiB": NewProviderConfig().WithMemoryLimit(5 << 30),
+		"tiny output":      NewProviderConfig().WithOutputLimit(10),
+		"zero pool":        NewProviderConfig().WithPoolSize(0),
+		"negative recycle": NewProviderConfig().WithRecycleAfter(-1),
+		"bad quarantine":   NewProviderConfig().WithQuarantine(0, time.Second, time.Minute),
+		"relative dir":     NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "rel", GuestPath: "/data"}}}),
+		"guest root":       NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/"}}}),
+		"guest unclean":    NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/a/../b"}}}),
+		"guest twice":      NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/a"}, {HostPath: "/var", GuestPath: "/a"}}}),
+		"bad config key":   NewProviderConfig().WithGrants(Grants{Config: map[string]string{"a b": "v"}}),
 	}
 	for name, c := range tests {
 		t.Run(name, func(t *testing.T) {
