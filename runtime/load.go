@@ -81,10 +81,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
 	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
-	p.wr = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCompilationCache(r.cache).
-		WithMemoryLimitPages(uint32(cfg.memoryLimit/pageSize)).
-		WithCloseOnContextDone(true))
+	p.wr = newWazeroRuntime(ctx, r, cfg)
 	if err := p.compile(ctx, wasm); err != nil {
 		_ = p.wr.Close(ctx)
 		return nil, err
@@ -94,6 +91,15 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		return nil, err
 	}
 	return p, nil
+}
+
+// newWazeroRuntime makes the per-provider wazero runtime: the memory cap is
+// per runtime, and termination on context done is what makes deadlines work.
+func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazero.Runtime {
+	return wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCompilationCache(r.cache).
+		WithMemoryLimitPages(uint32(cfg.memoryLimit/pageSize)).
+		WithCloseOnContextDone(true))
 }
 
 func (p *Provider) compile(ctx context.Context, wasm []byte) error {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries a process exit code through urfave/cli.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// run is main without os.Exit, so tests can drive the whole CLI.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	if err := app.RunContext(ctx, args); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintln(stderr, "mcp-wasm:", ee.err)
+			}
+			return ee.code
+		}
+		fmt.Fprintln(stderr, "mcp-wasm:", err)
+		return 2
+	}
+	return 0
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "mcp-wasm",
+		Usage:   "serve MCP resources from sandboxed WebAssembly providers",
+		Version: version,
+		Description: "Providers are untrusted .wasm modules speaking the mcpw_v1 ABI (abi/ABI.md). Every call\n" +
+			"runs under a deadline, a memory cap and an output cap; providers get no files, network,\n" +
+			"environment, clock or randomness unless the operator grants them.",
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
+			&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) compilation cache directory; empty disables the disk cache"},
+		},
+		Commands: []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+func defaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "mcp-wasm")
+	}
+	return ""
+}
+
+func newLogger(c *cli.Context) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return nil, usageError("--log-level %q: use debug, info, warn or error", c.String("log-level"))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.String("log-format") {
+	case "text":
+		return slog.New(slog.NewTextHandler(c.App.ErrWriter, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts)), nil
+	}
+	return nil, usageError("--log-format %q: use text or json", c.String("log-format"))
+}
+
+// newRuntime builds the host runtime from the global flags.
+func newRuntime(c *cli.Context, log *slog.Logger) (*runtime.Runtime, error) {
+	rt, err := runtime.New(c.Context, runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log))
+	if err != nil {
+		return nil, &exitError{code: 1, err: err}
+	}
+	return rt, nil
+}
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+func failure(err error) error { return &exitError{code: 1, err: err} }
+
+// parseSize parses "64MiB", "512KiB", "1GiB", "4096" (bytes), "10MB".
+func parseSize(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mult := uint64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	var n uint64
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || fmt.Sprint(n) != s {
+		return 0, fmt.Errorf("size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return n * mult, nil
+}

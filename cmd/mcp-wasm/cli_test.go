@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+func fixture(parts ...string) string {
+	return filepath.Join(append([]string{testguest.Root(), "testdata"}, parts...)...)
+}
+
+// runCLI runs the whole CLI in-process with a private cache directory.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := append([]string{"mcp-wasm", "--cache-dir", filepath.Join(t.TempDir(), "cache"), "--log-level", "warn"}, args...)
+	code := run(context.Background(), full, bytes.NewReader(nil), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestInspect(t *testing.T) {
+	code, out, _ := runCLI(t, "inspect", fixture("wat", "minimal.wasm"))
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "ACCEPTED")
+	require.Contains(t, out, "provider    minimal 1.0.0")
+
+	code, out, _ = runCLI(t, "inspect", "--json", fixture("wat", "minimal.wasm"))
+	require.Equal(t, 0, code)
+	var rep runtime.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.True(t, rep.Valid)
+	require.Equal(t, 1, rep.ABIVersion)
+	require.Equal(t, "minimal", rep.Describe.Name)
+	require.Len(t, rep.Imports, 3)
+}
+
+func TestInspect_Rejected(t *testing.T) {
+	code, out, _ := runCLI(t, "inspect", fixture("hostile", "import_path_open.wasm"))
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "REJECTED")
+	require.Contains(t, out, "needs a directory grant")
+	require.Contains(t, out, "--allow-dir")
+}
+
+func TestCall(t *testing.T) {
+	code, out, _ := runCLI(t, "call", fixture("wat", "minimal.wasm"), "read", "min:a")
+	require.Equal(t, 0, code)
+	require.Equal(t, "hello\n", out)
+
+	code, out, _ = runCLI(t, "call", "--json", fixture("wat", "minimal.wasm"), "read", "min:a")
+	require.Equal(t, 0, code)
+	require.JSONEq(t, `{"contents":[{"uri":"min:a","mimeType":"text/plain","text":"hello"}]}`, out)
+}
+
+func TestCall_Errors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"foreign uri", []string{"call", fixture("wat", "minimal.wasm"), "read", "other:a"}, 1, "outside provider"},
+		{"unsupported", []string{"call", fixture("wat", "minimal.wasm"), "list"}, 1, "does not implement list"},
+		{"unknown op", []string{"call", fixture("wat", "minimal.wasm"), "write"}, 2, "unknown operation"},
+		{"missing arg", []string{"call", fixture("wat", "minimal.wasm"), "read"}, 2, "read takes 1"},
+		{"no module", []string{"call", "/nonexistent.wasm", "list"}, 1, "no such file"},
+		{"bad memory", []string{"call", "--memory", "lots", fixture("wat", "minimal.wasm"), "list"}, 2, "--memory"},
+		{"bad config", []string{"call", "--config", "novalue", fixture("wat", "minimal.wasm"), "list"}, 2, "KEY=VALUE"},
+		{"garbage", []string{"call", fixture("hostile", "garbage.wasm"), "list"}, 1, "not WebAssembly"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, tc.args...)
+			require.Equal(t, tc.code, code, errOut)
+			require.Contains(t, errOut, tc.msg)
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]uint64{"4096": 4096, "64MiB": 64 << 20, "1 GiB": 1 << 30, "10MB": 10e6, "512KiB": 512 << 10} {
+		got, err := parseSize(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "lots", "-1", "1.5MiB", "99999999999999999999GiB"} {
+		_, err := parseSize(in)
+		require.Error(t, err, in)
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+func inspectCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "show what a provider declares, imports and exports, and whether the host accepts it",
+		ArgsUsage: "MODULE.wasm",
+		Description: "Loads the module with the limits and grants given (none by default) and prints its\n" +
+			"description, its imports with the host's verdict on each, its exports, and the\n" +
+			"validation verdict. Exits 1 when the module is rejected.",
+		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("inspect takes one MODULE.wasm argument")
+			}
+			path := c.Args().First()
+			cfg, err := providerConfig(c)
+			if err != nil {
+				return err
+			}
+			log, err := newLogger(c)
+			if err != nil {
+				return err
+			}
+			rt, err := newRuntime(c, log)
+			if err != nil {
+				return err
+			}
+			defer rt.Close(c.Context)
+			wasm, err := readModule(path, c.String("max-module-size"))
+			if err != nil {
+				return failure(err)
+			}
+			rep := rt.Inspect(c.Context, filepath.Base(path), wasm, cfg)
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return failure(err)
+				}
+			} else {
+				printReport(c.App.Writer, path, rep, cfg)
+			}
+			if !rep.Valid {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+}
+
+// readModule reads a module file, refusing one over the size limit without
+// reading it.
+func readModule(path, limit string) ([]byte, error) {
+	n, err := parseSize(limit)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read module: %w", err)
+	}
+	if uint64(fi.Size()) > n {
+		return nil, fmt.Errorf("%w: %s is %d bytes, limit is %d: raise --max-module-size", runtime.ErrModuleTooLarge, path, fi.Size(), n)
+	}
+	return os.ReadFile(path)
+}
+
+func printReport(w io.Writer, path string, rep runtime.Report, cfg runtime.ProviderConfig) {
+	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-11s %s\n", k, fmt.Sprintf(format, args...)) }
+	row("module", "%s (%d bytes)", path, rep.Size)
+	if rep.ABIVersion > 0 {
+		row("abi", "mcpw_v%d (host speaks mcpw_v%d)", rep.ABIVersion, abi.Version)
+	} else {
+		row("abi", "none found (host speaks mcpw_v%d)", abi.Version)
+	}
+	verdict := "ACCEPTED"
+	if !rep.Valid {
+		verdict = "REJECTED"
+	}
+	row("verdict", "%s", verdict)
+	if d := rep.Describe; d != nil {
+		printDescribe(row, d)
+	}
+	for i, im := range rep.Imports {
+		k := ""
+		if i == 0 {
+			k = "imports"
+		}
+		row(k, "%-45s %s", runtime.Sanitize(im.Module+"."+im.Name, 80)+" ("+im.Kind+")", im.Verdict)
+	}
+	if len(rep.Exports) > 0 {
+		row("exports", "%s", runtime.Sanitize(strings.Join(rep.Exports, ", "), 2000))
+	}
+	for i, p := range rep.Problems {
+		k := ""
+		if i == 0 {
+			k = "problems"
+		}
+		row(k, "%s", p)
+	}
+}
+
+func printDescribe(row func(k, format string, args ...any), d *abi.Describe) {
+	row("provider", "%s %s", d.Name, d.Version)
+	if d.Title != "" {
+		row("title", "%s", runtime.Sanitize(d.Title, 200))
+	}
+	if d.Description != "" {
+		row("about", "%s", runtime.Sanitize(d.Description, 400))
+	}
+	roots := make([]string, len(d.URISpace))
+	for i, r := range d.URISpace {
+		roots[i] = r.String()
+	}
+	row("uri space", "%s", strings.Join(roots, "  "))
+	row("operations", "%s", strings.Join(d.Operations, ", "))
+	req := describeRequests(d.Requests)
+	if len(req) == 0 {
+		req = []string{"nothing"}
+	}
+	for i, r := range req {
+		k := ""
+		if i == 0 {
+			k = "requests"
+		}
+		row(k, "%s", r)
+	}
+}
+
+func describeRequests(q *abi.Requests) []string {
+	if q == nil {
+		return nil
+	}
+	var out []string
+	why := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return " — " + runtime.Sanitize(s, 200)
+	}
+	for _, f := range q.Filesystem {
+		out = append(out, "filesystem "+f.Path+" (read-only)"+why(f.Reason))
+	}
+	for _, c := range q.Config {
+		kind := "config"
+		if c.Secret {
+			kind = "secret"
+		}
+		out = append(out, kind+" "+c.Key+why(c.Reason))
+	}
+	for _, h := range q.HTTP {
+		out = append(out, "http "+runtime.Sanitize(h.Prefix, 200)+why(h.Reason))
+	}
+	if q.Clock {
+		out = append(out, "real clock")
+	}
+	if q.Random {
+		out = append(out, "real randomness")
+	}
+	return out
+}

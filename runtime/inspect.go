@@ -1,0 +1,129 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Report is what Inspect learns about a module: the static facts (imports,
+// exports, ABI version) even when the module is rejected, and the
+// provider's description when it loads.
+type Report struct {
+	Size       int           `json:"size"`
+	ABIVersion int           `json:"abiVersion"` // 0 when no mcpw_vN names were found
+	Imports    []ImportInfo  `json:"imports"`
+	Exports    []string      `json:"exports"`
+	Describe   *abi.Describe `json:"describe,omitempty"`
+	Valid      bool          `json:"valid"`
+	Problems   []string      `json:"problems,omitempty"`
+}
+
+// ImportInfo is one import and the host's verdict on it.
+type ImportInfo struct {
+	Module  string `json:"module"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Verdict string `json:"verdict"` // "linked", "needs a directory grant", "forbidden"
+}
+
+// Inspect analyses wasm and tries to load it with cfg. It never returns an
+// error: every problem is a line in Report.Problems.
+func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg ProviderConfig) Report {
+	rep := Report{Size: len(wasm)}
+	if err := checkHeader(wasm); err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+		return rep
+	}
+	imports, err := scanImports(wasm)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+		return rep
+	}
+	for _, im := range imports {
+		rep.Imports = append(rep.Imports, ImportInfo{Module: im.module, Name: im.name, Kind: im.kindName(), Verdict: importVerdict(im)})
+		if v := versionOf(im.module); v > 0 {
+			rep.ABIVersion = v
+		}
+	}
+	p, err := r.Load(ctx, hint, wasm, cfg)
+	if p != nil {
+		defer p.Close(ctx)
+		d := p.Describe()
+		rep.Describe, rep.Valid, rep.ABIVersion = &d, true, abi.Version
+	} else {
+		rep.Problems = append(rep.Problems, err.Error())
+	}
+	if names, err := r.exportNames(ctx, wasm, cfg); err == nil {
+		rep.Exports = names
+		for _, n := range names {
+			prefix, _, _ := strings.Cut(strings.TrimPrefix(n, "mcpw_"), "_")
+			if v := versionOf("mcpw_" + prefix); v > 0 && rep.ABIVersion == 0 {
+				rep.ABIVersion = v
+			}
+		}
+	}
+	return rep
+}
+
+func importVerdict(im wasmImport) string {
+	switch {
+	case im.kind != 0:
+		return "forbidden"
+	case im.module == abi.ImportModule:
+		if _, ok := abiImports[im.name]; ok {
+			return "linked"
+		}
+		return "forbidden"
+	case im.module == wasiModule:
+		switch class, ok := wasiImports[im.name]; {
+		case !ok:
+			return "forbidden"
+		case class == classFilesystem:
+			return "needs a directory grant"
+		}
+		return "linked"
+	case im.module == "env" && im.name == "abort":
+		return "linked"
+	}
+	return "forbidden"
+}
+
+// versionOf parses "mcpw_vN" into N, or returns 0.
+func versionOf(module string) int {
+	rest, ok := strings.CutPrefix(module, "mcpw_v")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
+// exportNames compiles wasm (through the cache) to list its exports.
+func (r *Runtime) exportNames(ctx context.Context, wasm []byte, cfg ProviderConfig) ([]string, error) {
+	p := &Provider{rt: r, cfg: cfg}
+	p.wr = newWazeroRuntime(ctx, r, cfg)
+	defer p.wr.Close(ctx)
+	cctx, cancel := context.WithTimeout(ctx, cfg.compileTimeout)
+	defer cancel()
+	compiled, err := p.wr.CompileModule(cctx, wasm)
+	if err != nil {
+		return nil, errors.New("does not compile")
+	}
+	var names []string
+	for n := range compiled.ExportedFunctions() {
+		names = append(names, n)
+	}
+	for n := range compiled.ExportedMemories() {
+		names = append(names, n+" (memory)")
+	}
+	sort.Strings(names)
+	return names, nil
+}
