@@ -62,7 +62,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
 			&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) compilation cache directory; empty disables the disk cache"},
 		},
-		Commands: []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
+		Commands:       []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 }
