@@ -1,12 +1,13 @@
 package abi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -17,321 +18,410 @@ var ErrMalformed = errors.New("malformed payload")
 // maxDepth bounds nesting of guest JSON; no payload needs more than 6.
 const maxDepth = 16
 
-// knownKeys is every JSON member name of every payload type, exactly as spelled.
-// A guest key not in this set (a case variant, a typo) is rejected by the scan;
-// a known key in the wrong object is rejected by DisallowUnknownFields.
-var knownKeys = collectKeys(
-	Describe{}, ListResult{}, TemplatesResult{}, ReadResult{},
-	CompleteResult{}, ChangesResult{}, Error{},
-)
-
 // Decode strictly decodes guest output into v (a pointer to an output payload
 // type: Describe, ListResult, TemplatesResult, ReadResult, CompleteResult,
 // ChangesResult or Error). Inputs are written by the host and are decoded by
 // guests with plain encoding/json.
-// On top of encoding/json it rejects: invalid UTF-8, lone UTF-16 surrogate
-// escapes, duplicate keys, keys that differ from the schema only in case,
-// unknown keys, trailing data and nesting deeper than 16. The error wraps
-// ErrMalformed and never quotes the input.
+//
+// Decoding is driven by the Go type: every member name must match a json tag
+// of the struct at that position exactly (no case folding), appear at most
+// once, and hold the declared JSON type; null is accepted only for slices and
+// pointers. The input must be valid UTF-8 with no lone UTF-16 surrogate
+// escapes, control characters in strings, escaped member names, trailing
+// data or nesting deeper than 16. The error wraps ErrMalformed and never
+// quotes the input.
 func Decode(data []byte, v any) error {
-	if err := scan(data); err != nil {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("%w: decode target must be a non-nil pointer", ErrMalformed)
+	}
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%w: invalid UTF-8", ErrMalformed)
+	}
+	d := &decoder{data: data}
+	d.skipSpace()
+	if err := d.value(codecFor(rv.Elem().Type()), rv.Elem()); err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %s", ErrMalformed, describeJSONError(err))
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return fmt.Errorf("%w: trailing data at byte %d", ErrMalformed, d.pos)
 	}
 	return nil
 }
 
-// describeJSONError turns an encoding/json error into text that names the
-// field or offset but never echoes guest bytes.
-func describeJSONError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("field %q has the wrong type (want %s)", typeErr.Field, typeErr.Type)
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("syntax error at byte %d", syntaxErr.Offset)
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field ") {
-		return "unknown field " + sanitizeKey(strings.TrimPrefix(msg, "json: unknown field "))
-	}
-	return "invalid JSON document"
+// codec describes how to decode one Go type.
+type codec struct {
+	kind   reflect.Kind
+	typ    reflect.Type
+	elem   *codec           // slice, pointer and map element
+	fields map[string]field // struct members by exact json name
 }
 
-func sanitizeKey(s string) string {
-	s = strings.Trim(s, `"`)
-	if len(s) > 64 || !isPrintableASCII(s) {
-		return "(unprintable)"
-	}
-	return fmt.Sprintf("%q", s)
+type field struct {
+	index int
+	codec *codec
 }
 
-func isPrintableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
+var codecs sync.Map // reflect.Type -> *codec
+
+func codecFor(t reflect.Type) *codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(*codec)
 	}
-	return true
+	c := buildCodec(t, map[reflect.Type]*codec{})
+	codecs.Store(t, c)
+	return c
 }
 
-func collectKeys(vs ...any) map[string]bool {
-	keys := map[string]bool{}
-	seen := map[reflect.Type]bool{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || seen[t] {
-			return
-		}
-		seen[t] = true
+func buildCodec(t reflect.Type, seen map[reflect.Type]*codec) *codec {
+	if c, ok := seen[t]; ok {
+		return c
+	}
+	c := &codec{kind: t.Kind(), typ: t}
+	seen[t] = c
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		c.elem = buildCodec(t.Elem(), seen)
+	case reflect.Struct:
+		c.fields = map[string]field{}
 		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 			if name != "" && name != "-" {
-				keys[name] = true
+				c.fields[name] = field{index: i, codec: buildCodec(t.Field(i).Type, seen)}
 			}
-			walk(f.Type)
 		}
 	}
-	for _, v := range vs {
-		walk(reflect.TypeOf(v))
-	}
-	return keys
+	return c
 }
 
-// scanner is a single-pass validator of one JSON value.
-type scanner struct {
+// decoder is a single-pass, type-driven JSON decoder.
+type decoder struct {
 	data  []byte
 	pos   int
 	depth int
+	buf   []byte
 }
 
-func scan(data []byte) error {
-	if !utf8.Valid(data) {
-		return errors.New("invalid UTF-8")
-	}
-	s := &scanner{data: data}
-	s.skipSpace()
-	if err := s.value(); err != nil {
-		return err
-	}
-	s.skipSpace()
-	if s.pos != len(s.data) {
-		return fmt.Errorf("trailing data at byte %d", s.pos)
-	}
-	return nil
+func (d *decoder) errf(format string, args ...any) error {
+	return fmt.Errorf("byte %d: "+format, append([]any{d.pos}, args...)...)
 }
 
-func (s *scanner) errf(format string, args ...any) error {
-	return fmt.Errorf("byte %d: "+format, append([]any{s.pos}, args...)...)
-}
-
-func (s *scanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
-			s.pos++
+			d.pos++
 		default:
 			return
 		}
 	}
 }
 
-func (s *scanner) value() error {
-	if s.pos >= len(s.data) {
-		return s.errf("unexpected end of input")
+func (d *decoder) peek() byte {
+	if d.pos < len(d.data) {
+		return d.data[d.pos]
 	}
-	switch c := s.data[s.pos]; {
-	case c == '{':
-		return s.object()
-	case c == '[':
-		return s.array()
-	case c == '"':
-		_, err := s.str(false)
-		return err
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
-	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(s.data[s.pos:], []byte(lit)) {
-				s.pos += len(lit)
-				return nil
-			}
+	return 0
+}
+
+func (d *decoder) literal(lit string) bool {
+	if strings.HasPrefix(string(d.data[d.pos:min(len(d.data), d.pos+len(lit))]), lit) {
+		d.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+func (d *decoder) value(c *codec, v reflect.Value) error {
+	if d.pos >= len(d.data) {
+		return d.errf("unexpected end of input")
+	}
+	if d.peek() == 'n' && (c.kind == reflect.Pointer || c.kind == reflect.Slice || c.kind == reflect.Map) {
+		if !d.literal("null") {
+			return d.errf("invalid value")
 		}
-		return s.errf("invalid value")
-	}
-}
-
-func (s *scanner) enter() error {
-	s.depth++
-	if s.depth > maxDepth {
-		return s.errf("nesting deeper than %d", maxDepth)
-	}
-	return nil
-}
-
-func (s *scanner) object() error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	s.pos++ // '{'
-	var seen []string
-	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
-		s.pos++
-		s.depth--
+		v.SetZero()
 		return nil
 	}
-	for {
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-			return s.errf("expected object key")
+	switch c.kind {
+	case reflect.Pointer:
+		p := reflect.New(c.typ.Elem())
+		if err := d.value(c.elem, p.Elem()); err != nil {
+			return err
 		}
-		key, err := s.str(true)
+		v.Set(p)
+		return nil
+	case reflect.Struct:
+		return d.object(c, v)
+	case reflect.Slice:
+		return d.array(c, v)
+	case reflect.Map:
+		return d.mapValue(c, v)
+	case reflect.String:
+		s, err := d.str()
 		if err != nil {
 			return err
 		}
-		if !knownKeys[key] {
-			return fmt.Errorf("unknown key %s", sanitizeKey(key))
+		v.SetString(s)
+		return nil
+	case reflect.Bool:
+		switch {
+		case d.literal("true"):
+			v.SetBool(true)
+		case d.literal("false"):
+			v.SetBool(false)
+		default:
+			return d.errf("want a boolean")
 		}
-		for _, k := range seen {
-			if strings.EqualFold(k, key) {
-				return fmt.Errorf("duplicate key %s", sanitizeKey(key))
+		return nil
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return d.number(c.kind, v)
+	}
+	return d.errf("unsupported type %s", c.typ)
+}
+
+func (d *decoder) enter(open byte) error {
+	if d.peek() != open {
+		return d.errf("want %q", open)
+	}
+	d.depth++
+	if d.depth > maxDepth {
+		return d.errf("nesting deeper than %d", maxDepth)
+	}
+	d.pos++
+	d.skipSpace()
+	return nil
+}
+
+// next consumes ',' (more to come) or the closing byte (done).
+func (d *decoder) next(closing byte) (more bool, err error) {
+	d.skipSpace()
+	switch d.peek() {
+	case ',':
+		d.pos++
+		d.skipSpace()
+		return true, nil
+	case closing:
+		d.pos++
+		d.depth--
+		return false, nil
+	}
+	if d.pos >= len(d.data) {
+		return false, d.errf("unexpected end of input")
+	}
+	return false, d.errf("want ',' or %q", closing)
+}
+
+func (d *decoder) key() (string, error) {
+	if d.peek() != '"' {
+		return "", d.errf("want a member name")
+	}
+	start := d.pos + 1
+	for i := start; i < len(d.data); i++ {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.pos = i + 1
+			d.skipSpace()
+			if d.peek() != ':' {
+				return "", d.errf("want ':'")
 			}
+			d.pos++
+			d.skipSpace()
+			return string(d.data[start:i]), nil
+		case c == '\\':
+			return "", d.errf("escaped member name")
+		case c < 0x20:
+			return "", d.errf("control character in member name")
 		}
-		seen = append(seen, key)
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-			return s.errf("expected ':'")
-		}
-		s.pos++
-		s.skipSpace()
-		if err := s.value(); err != nil {
+	}
+	return "", d.errf("unterminated member name")
+}
+
+func (d *decoder) object(c *codec, v reflect.Value) error {
+	if err := d.enter('{'); err != nil {
+		return err
+	}
+	if d.peek() == '}' {
+		d.pos++
+		d.depth--
+		return nil
+	}
+	var seen uint64
+	for {
+		name, err := d.key()
+		if err != nil {
 			return err
 		}
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return s.errf("unexpected end of input")
+		f, ok := c.fields[name]
+		if !ok {
+			return fmt.Errorf("unknown member %s in %s", sanitizeKey(name), c.typ.Name())
 		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			s.depth--
-			return nil
-		default:
-			return s.errf("expected ',' or '}'")
+		if seen&(1<<f.index) != 0 {
+			return fmt.Errorf("duplicate member %s", sanitizeKey(name))
+		}
+		seen |= 1 << f.index
+		if err := d.value(f.codec, v.Field(f.index)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if more, err := d.next('}'); !more {
+			return err
 		}
 	}
 }
 
-func (s *scanner) array() error {
-	if err := s.enter(); err != nil {
+func (d *decoder) array(c *codec, v reflect.Value) error {
+	if err := d.enter('['); err != nil {
 		return err
 	}
-	s.pos++ // '['
-	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-		s.depth--
+	s := reflect.MakeSlice(c.typ, 0, 4)
+	if d.peek() == ']' {
+		d.pos++
+		d.depth--
+		v.Set(s)
+		return nil
+	}
+	for i := 0; ; i++ {
+		s = reflect.Append(s, reflect.Zero(c.typ.Elem()))
+		if err := d.value(c.elem, s.Index(i)); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		more, err := d.next(']')
+		if !more {
+			v.Set(s)
+			return err
+		}
+	}
+}
+
+func (d *decoder) mapValue(c *codec, v reflect.Value) error {
+	if err := d.enter('{'); err != nil {
+		return err
+	}
+	m := reflect.MakeMap(c.typ)
+	if d.peek() == '}' {
+		d.pos++
+		d.depth--
+		v.Set(m)
 		return nil
 	}
 	for {
-		s.skipSpace()
-		if err := s.value(); err != nil {
+		name, err := d.key()
+		if err != nil {
 			return err
 		}
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return s.errf("unexpected end of input")
+		if m.MapIndex(reflect.ValueOf(name)).IsValid() {
+			return fmt.Errorf("duplicate member %s", sanitizeKey(name))
 		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			s.depth--
-			return nil
-		default:
-			return s.errf("expected ',' or ']'")
+		ev := reflect.New(c.typ.Elem()).Elem()
+		if err := d.value(c.elem, ev); err != nil {
+			return err
+		}
+		m.SetMapIndex(reflect.ValueOf(name), ev)
+		if more, err := d.next('}'); !more {
+			v.Set(m)
+			return err
 		}
 	}
 }
 
-// str scans a string starting at '"'. It returns the raw contents only when
-// wantKey is set and the key contains no escapes (escaped keys are rejected:
-// no schema key needs one, and they would hide case variants).
-func (s *scanner) str(wantKey bool) (string, error) {
-	start := s.pos + 1
-	s.pos++
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
+// str decodes a JSON string. The common case, no escapes, costs one copy.
+func (d *decoder) str() (string, error) {
+	if d.peek() != '"' {
+		return "", d.errf("want a string")
+	}
+	start := d.pos + 1
+	i := start
+	for i < len(d.data) && d.data[i] != '"' && d.data[i] != '\\' && d.data[i] >= 0x20 {
+		i++
+	}
+	if i < len(d.data) && d.data[i] == '"' {
+		d.pos = i + 1
+		return string(d.data[start:i]), nil
+	}
+	if cap(d.buf) < len(d.data)-start {
+		d.buf = make([]byte, 0, len(d.data)-start) // the unescaped string is never longer
+	}
+	d.buf = append(d.buf[:0], d.data[start:i]...)
+	d.pos = i
+	for d.pos < len(d.data) {
+		j := d.pos
+		for j < len(d.data) && d.data[j] != '"' && d.data[j] != '\\' && d.data[j] >= 0x20 {
+			j++
+		}
+		d.buf = append(d.buf, d.data[d.pos:j]...)
+		d.pos = j
+		if j >= len(d.data) {
+			break
+		}
+		switch c := d.data[j]; {
 		case c == '"':
-			raw := s.data[start:s.pos]
-			s.pos++
-			return string(raw), nil
+			d.pos++
+			return string(d.buf), nil
 		case c == '\\':
-			if wantKey {
-				return "", s.errf("escaped object key")
-			}
-			if err := s.escape(); err != nil {
+			if err := d.escape(); err != nil {
 				return "", err
 			}
-		case c < 0x20:
-			return "", s.errf("control character in string")
 		default:
-			s.pos++
+			return "", d.errf("control character in string")
 		}
 	}
-	return "", s.errf("unterminated string")
+	return "", d.errf("unterminated string")
 }
 
-func (s *scanner) escape() error {
-	if s.pos+1 >= len(s.data) {
-		return s.errf("truncated escape")
+func unescape(c byte) (byte, bool) {
+	switch c {
+	case '"', '\\', '/':
+		return c, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
 	}
-	switch s.data[s.pos+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		s.pos += 2
-		return nil
-	case 'u':
-		r, ok := s.hex4(s.pos + 2)
-		if !ok {
-			return s.errf("invalid \\u escape")
-		}
-		s.pos += 6
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			lo, ok := s.hex4(s.pos + 2)
-			if !ok || s.data[s.pos] != '\\' || s.data[s.pos+1] != 'u' || lo < 0xDC00 || lo > 0xDFFF {
-				return s.errf("lone UTF-16 surrogate")
-			}
-			s.pos += 6
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return s.errf("lone UTF-16 surrogate")
-		}
-		return nil
-	default:
-		return s.errf("invalid escape")
-	}
+	return 0, false
 }
 
-func (s *scanner) hex4(at int) (rune, bool) {
-	if at+4 > len(s.data) {
+func (d *decoder) escape() error {
+	if d.pos+1 >= len(d.data) {
+		return d.errf("truncated escape")
+	}
+	if c, ok := unescape(d.data[d.pos+1]); ok {
+		d.buf = append(d.buf, c)
+		d.pos += 2
+		return nil
+	}
+	if d.data[d.pos+1] != 'u' {
+		return d.errf("invalid escape")
+	}
+	r, ok := hex4(d.data, d.pos+2)
+	if !ok {
+		return d.errf("invalid \\u escape")
+	}
+	d.pos += 6
+	if utf16.IsSurrogate(r) {
+		lo, ok := hex4(d.data, d.pos+2)
+		if r >= 0xDC00 || !ok || d.data[d.pos] != '\\' || d.data[d.pos+1] != 'u' || lo < 0xDC00 || lo > 0xDFFF {
+			return d.errf("lone UTF-16 surrogate")
+		}
+		r = utf16.DecodeRune(r, lo)
+		d.pos += 6
+	}
+	d.buf = utf8.AppendRune(d.buf, r)
+	return nil
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
 		return 0, false
 	}
 	var r rune
-	for _, c := range s.data[at : at+4] {
+	for _, c := range b[at : at+4] {
 		r <<= 4
 		switch {
 		case c >= '0' && c <= '9':
@@ -347,41 +437,75 @@ func (s *scanner) hex4(at int) (rune, bool) {
 	return r, true
 }
 
-func (s *scanner) number() error {
-	start := s.pos
-	if s.data[s.pos] == '-' {
-		s.pos++
+// number decodes an RFC 8259 number; integers must have no fraction or exponent.
+func (d *decoder) number(kind reflect.Kind, v reflect.Value) error {
+	start := d.pos
+	if d.peek() == '-' {
+		d.pos++
 	}
 	digits := func() int {
 		n := 0
-		for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
-			s.pos++
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
 			n++
 		}
 		return n
 	}
-	if s.pos < len(s.data) && s.data[s.pos] == '0' {
-		s.pos++
+	if d.peek() == '0' {
+		d.pos++
 	} else if digits() == 0 {
-		return s.errf("invalid number")
+		return d.errf("want a number")
 	}
-	if s.pos < len(s.data) && s.data[s.pos] == '.' {
-		s.pos++
+	integer := true
+	if d.peek() == '.' {
+		d.pos++
+		integer = false
 		if digits() == 0 {
-			return s.errf("invalid number")
+			return d.errf("invalid number")
 		}
 	}
-	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
-		s.pos++
-		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
-			s.pos++
+	if c := d.peek(); c == 'e' || c == 'E' {
+		d.pos++
+		integer = false
+		if c := d.peek(); c == '+' || c == '-' {
+			d.pos++
 		}
 		if digits() == 0 {
-			return s.errf("invalid number")
+			return d.errf("invalid number")
 		}
 	}
-	if s.pos-start > 64 {
-		return s.errf("number too long")
+	text := string(d.data[start:d.pos])
+	if len(text) > 64 {
+		return d.errf("number too long")
 	}
+	if kind == reflect.Float64 {
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return d.errf("number out of range")
+		}
+		v.SetFloat(f)
+		return nil
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if !integer || err != nil || v.OverflowInt(n) {
+		return d.errf("want an integer")
+	}
+	v.SetInt(n)
 	return nil
+}
+
+func sanitizeKey(s string) string {
+	if len(s) > 64 || !isPrintableASCII(s) {
+		return "(unprintable)"
+	}
+	return strconv.Quote(s)
+}
+
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -112,3 +112,20 @@ func FuzzValidBase64(f *testing.F) {
 }
 
 var stdStrict = base64StdStrict()
+
+// FuzzOwnsFast: the fast ownership check must agree with the full parse.
+func FuzzOwnsFast(f *testing.F) {
+	for _, s := range []string{"n:a", "n:///a/b", "N:x", "m:a", "n://host/a", "n:%zz", "n:a%2", "n:a b", "n:a?q", "1n:a", "n:"} {
+		f.Add(s)
+	}
+	space := URISpace{{Scheme: "n"}, {Scheme: "x-y.z"}}
+	f.Fuzz(func(t *testing.T, raw string) {
+		owned, ok := space.ownsFast(raw)
+		if !ok {
+			return
+		}
+		if full := space.OwnsString(raw); full != owned {
+			t.Fatalf("ownsFast(%q) = %v, full parse says %v", raw, owned, full)
+		}
+	})
+}

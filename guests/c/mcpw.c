@@ -1,0 +1,590 @@
+/* mcpw.c - the C SDK for mcp-wasm providers; see mcpw.h for the contract. */
+#include "mcpw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- mcpw_buf ---- */
+
+/* reserve makes room for n more bytes (plus a NUL) and returns where they
+ * go, or NULL after an allocation failure. The caller then adds n to len. */
+static char *reserve(mcpw_buf *b, size_t n) {
+	if (b->failed)
+		return NULL;
+	if (n >= SIZE_MAX / 2 - b->len) {
+		b->failed = 1;
+		return NULL;
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->data, cap);
+		if (!p) {
+			b->failed = 1;
+			return NULL;
+		}
+		b->data = p;
+		b->cap = cap;
+	}
+	return b->data + b->len;
+}
+
+static void commit(mcpw_buf *b, size_t n) {
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+/* copy is memcpy as one memory.copy instruction (bulk memory, a WebAssembly
+ * 2.0 feature wazero enables by default) instead of wasi-libc's loop: the
+ * host checks its deadline at every loop back-edge, so loops are the main
+ * guest cost. */
+#ifdef __wasm__
+__attribute__((target("bulk-memory")))
+#endif
+static void copy(void *dst, const void *src, size_t n) {
+	__builtin_memcpy(dst, src, n);
+}
+
+void mcpw_buf_append(mcpw_buf *b, const void *p, size_t n) {
+	char *dst = reserve(b, n);
+	if (!dst)
+		return;
+	copy(dst, p, n);
+	commit(b, n);
+}
+
+static void append_byte(mcpw_buf *b, char c) { mcpw_buf_append(b, &c, 1); }
+
+void mcpw_buf_free(mcpw_buf *b) {
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->failed = 0;
+}
+
+/* utoa writes v in base 8, 10 or 16 at the end of tmp[24] and returns the start. */
+static char *utoa(char tmp[24], unsigned long long v, int base, int upper) {
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char *p = tmp + 24;
+	do {
+		*--p = digits[v % (unsigned)base];
+		v /= (unsigned)base;
+	} while (v);
+	return p;
+}
+
+/* pad appends s[0..n) padded to width with spaces, or zeros after the sign. */
+static void pad(mcpw_buf *b, const char *s, size_t n, size_t width, int left, int zero) {
+	if (zero && !left && n > 0 && s[0] == '-') {
+		append_byte(b, '-');
+		s++, n--, width = width ? width - 1 : 0;
+	}
+	for (size_t i = n; !left && i < width; i++)
+		append_byte(b, zero ? '0' : ' ');
+	mcpw_buf_append(b, s, n);
+	for (size_t i = n; left && i < width; i++)
+		append_byte(b, ' ');
+}
+
+static int read_int(const char **f, va_list *ap) {
+	int v = 0;
+	if (**f == '*') {
+		(*f)++;
+		return va_arg(*ap, int);
+	}
+	while (**f >= '0' && **f <= '9')
+		v = v * 10 + (*(*f)++ - '0');
+	return v;
+}
+
+/* format_number renders conversion conv of the next argument into tmp and
+ * returns the start of the digits (with a leading '-' if negative). */
+static char *format_number(char tmp[24], char conv, int lng, va_list *ap) {
+	if (conv == 'd' || conv == 'i') {
+		long long v = lng == 0 ? va_arg(*ap, int) : lng == 1 ? va_arg(*ap, long) : lng == 2 ? va_arg(*ap, long long) : (long long)va_arg(*ap, size_t);
+		char *p = utoa(tmp, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, 10, 0);
+		if (v < 0)
+			*--p = '-';
+		return p;
+	}
+	unsigned long long v = lng == 0 ? va_arg(*ap, unsigned) : lng == 1 ? va_arg(*ap, unsigned long) : lng == 2 ? va_arg(*ap, unsigned long long) : va_arg(*ap, size_t);
+	return utoa(tmp, v, conv == 'u' ? 10 : conv == 'o' ? 8 : 16, conv == 'X');
+}
+
+void mcpw_buf_vprintf(mcpw_buf *b, const char *fmt, va_list ap0) {
+	va_list ap;
+	va_copy(ap, ap0);
+	for (const char *f = fmt; *f;) {
+		if (*f != '%') {
+			const char *s = f;
+			while (*f && *f != '%')
+				f++;
+			mcpw_buf_append(b, s, (size_t)(f - s));
+			continue;
+		}
+		f++;
+		int left = 0, zero = 0, prec = -1, lng = 0;
+		for (; *f == '-' || *f == '0'; f++) {
+			if (*f == '-')
+				left = 1;
+			else
+				zero = 1;
+		}
+		int width = read_int(&f, &ap);
+		if (width < 0) {
+			left = 1;
+			width = -width;
+		}
+		if (*f == '.') {
+			f++;
+			prec = read_int(&f, &ap);
+		}
+		if (*f == 'l') {
+			lng = f[1] == 'l' ? 2 : 1;
+			f += lng;
+		} else if (*f == 'z') {
+			lng = 3;
+			f++;
+		}
+		char tmp[24], conv = *f ? *f++ : 0;
+		const char *s = tmp;
+		size_t n = 1;
+		if (conv && strchr("diouxX", conv)) {
+			s = format_number(tmp, conv, lng, &ap);
+			n = (size_t)(tmp + 24 - s);
+		} else if (conv == 'c') {
+			tmp[0] = (char)va_arg(ap, int);
+			zero = 0;
+		} else if (conv == 's') {
+			s = va_arg(ap, const char *);
+			s = s ? s : "(null)";
+			n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+			zero = 0;
+		} else if (conv == '%') {
+			tmp[0] = '%';
+		} else { /* unsupported: copy the conversion through */
+			append_byte(b, '%');
+			n = conv ? 1 : 0;
+			tmp[0] = conv;
+		}
+		pad(b, s, n, (size_t)width, left, zero);
+	}
+	va_end(ap);
+}
+
+void mcpw_buf_printf(mcpw_buf *b, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	mcpw_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Output ---- */
+
+static mcpw_buf out = MCPW_BUF_INIT;
+
+/* out_reset empties the output, keeping a small buffer for the next call. */
+static void out_reset(void) {
+	if (out.cap > (1u << 20))
+		mcpw_buf_free(&out);
+	out.len = 0;
+	out.failed = 0;
+}
+
+void mcpw_out_raw(const char *p, size_t n) { mcpw_buf_append(&out, p, n); }
+
+void mcpw_out(const char *s) { mcpw_buf_append(&out, s, strlen(s)); }
+
+void mcpw_out_int(int64_t v) { mcpw_buf_printf(&out, "%lld", (long long)v); }
+
+void mcpw_out_printf(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	mcpw_buf_vprintf(&out, fmt, ap);
+	va_end(ap);
+}
+
+/* utf8_len returns the length of the valid UTF-8 sequence at s[0..n), or 0
+ * if it is invalid (overlong, surrogate, above U+10FFFF or truncated). */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t len;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* escape_byte appends the JSON escape of an ASCII byte that needs one. */
+static void escape_byte(unsigned char c) {
+	static const char hex[] = "0123456789abcdef";
+	char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+	const char *named = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+	if (named)
+		mcpw_out_raw(named, 2);
+	else
+		mcpw_out_raw(e, 6);
+}
+
+/* plain8 reports whether 8 bytes are all printable ASCII other than '"' and
+ * '\\' (no escaping, no UTF-8 check), testing them at once. The host checks
+ * timeouts at every loop back-edge, so fewer iterations matter. */
+static int plain8(const unsigned char *p) {
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t x, q, b;
+	memcpy(&x, p, 8);
+	q = x ^ (ones * '"');
+	b = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x) & highs ? 0 : 1;
+}
+
+void mcpw_out_json_string(const char *s, size_t n) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+	mcpw_out_raw("\"", 1);
+	while (i < n) {
+		if (n - i >= 8 && plain8(p + i)) {
+			i += 8;
+			continue;
+		}
+		unsigned char c = p[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t k = c >= 0x80 ? utf8_len(p + i, n - i) : 0;
+		if (k) { /* valid multi-byte sequence: part of the run */
+			i += k;
+			continue;
+		}
+		mcpw_out_raw(s + run, i - run);
+		if (c < 0x80)
+			escape_byte(c);
+		else
+			mcpw_out_raw("\xEF\xBF\xBD", 3); /* U+FFFD */
+		run = ++i;
+	}
+	mcpw_out_raw(s + run, i - run);
+	mcpw_out_raw("\"", 1);
+}
+
+void mcpw_out_json_cstr(const char *s) { mcpw_out_json_string(s, strlen(s)); }
+
+void mcpw_out_base64(const void *data, size_t n) {
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	if (n > SIZE_MAX / 2) {
+		out.failed = 1;
+		return;
+	}
+	size_t total = 2 + (n + 2) / 3 * 4;
+	char *d = reserve(&out, total);
+	if (!d)
+		return;
+	*d++ = '"';
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		*d++ = tab[v >> 18 & 63];
+		*d++ = tab[v >> 12 & 63];
+		*d++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*d++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*d = '"';
+	commit(&out, total);
+}
+
+static const char oom_error[] = "{\"code\":\"internal\",\"message\":\"provider ran out of memory building its output\"}";
+
+/* send hands the collected output to the host and returns status. */
+static int32_t send(int32_t status) {
+	if (out.failed || out.len > INT32_MAX) {
+		out_reset();
+		mcpw_output_write(oom_error, (int32_t)(sizeof oom_error - 1));
+		return MCPW_ERROR;
+	}
+	mcpw_output_write(out.data, (int32_t)out.len);
+	out_reset();
+	return status;
+}
+
+int32_t mcpw_ok(void) { return send(MCPW_OK); }
+
+int32_t mcpw_error(const char *code, const char *message) {
+	out_reset();
+	mcpw_out("{\"code\":");
+	mcpw_out_json_cstr(code);
+	if (message && *message) {
+		mcpw_out(",\"message\":");
+		mcpw_out_json_cstr(message);
+	}
+	mcpw_out("}");
+	send(MCPW_ERROR);
+	return MCPW_ERROR;
+}
+
+/* ---- Input ---- */
+
+char *mcpw_input(int32_t in_len, size_t *out_len) {
+	out_reset();
+	if (in_len < 0)
+		return NULL;
+	char *buf = malloc((size_t)in_len + 1);
+	if (!buf)
+		return NULL;
+	int32_t n = mcpw_input_read(buf, in_len);
+	if (n < 0 || n > in_len)
+		n = 0;
+	buf[n] = 0;
+	if (out_len)
+		*out_len = (size_t)n;
+	return buf;
+}
+
+/* ---- JSON reader (for the host's compact inputs) ---- */
+
+typedef struct {
+	const char *p, *end;
+	int depth;
+} reader;
+
+#define MAX_DEPTH 64
+
+static void ws(reader *r) {
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+		r->p++;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *v) {
+	if (end - p < 4)
+		return 0;
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return 0;
+		*v = *v << 4 | (uint32_t)d;
+	}
+	return 1;
+}
+
+static char *put_utf8(char *d, uint32_t r) {
+	if (r < 0x80) {
+		*d++ = (char)r;
+	} else if (r < 0x800) {
+		*d++ = (char)(0xC0 | r >> 6);
+		*d++ = (char)(0x80 | (r & 0x3F));
+	} else if (r < 0x10000) {
+		*d++ = (char)(0xE0 | r >> 12);
+		*d++ = (char)(0x80 | (r >> 6 & 0x3F));
+		*d++ = (char)(0x80 | (r & 0x3F));
+	} else {
+		*d++ = (char)(0xF0 | r >> 18);
+		*d++ = (char)(0x80 | (r >> 12 & 0x3F));
+		*d++ = (char)(0x80 | (r >> 6 & 0x3F));
+		*d++ = (char)(0x80 | (r & 0x3F));
+	}
+	return d;
+}
+
+/* unescape decodes the \u escape at p (pointing after "\u") into d, joining
+ * surrogate pairs; lone surrogates become U+FFFD. Returns the new p or NULL. */
+static const char *unescape_u(const char *p, const char *end, char **d) {
+	uint32_t r, lo;
+	if (!hex4(p, end, &r))
+		return NULL;
+	p += 4;
+	if (r >= 0xD800 && r <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+		r = 0x10000 + ((r - 0xD800) << 10) + (lo - 0xDC00);
+		p += 6;
+	} else if (r >= 0xD800 && r <= 0xDFFF) {
+		r = 0xFFFD;
+	}
+	*d = put_utf8(*d, r);
+	return p;
+}
+
+/* simple_escape returns the byte a one-letter escape stands for, or -1. */
+static int simple_escape(char x) {
+	switch (x) {
+	case '"': case '\\': case '/': return x;
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	}
+	return -1;
+}
+
+/* string decodes the JSON string at r->p (a '"') into a malloc'd buffer.
+ * With want == 0 it only checks and skips it, returning a non-NULL dummy.
+ * Returns NULL if the string is malformed or memory runs out. */
+static char *string(reader *r, int want, size_t *out_len) {
+	const char *s = ++r->p, *e = s;
+	while (e < r->end && *e != '"') {
+		if (*e == '\\' && ++e == r->end)
+			return NULL;
+		e++;
+	}
+	if (e >= r->end)
+		return NULL;
+	r->p = e + 1;
+	/* Decoding never lengthens a string. When only skipping, decode each
+	 * character into scratch and throw it away. */
+	char scratch[4], *buf = want ? malloc((size_t)(e - s) + 1) : NULL, *d = buf;
+	if (want && !buf)
+		return NULL;
+	for (const char *p = s; p < e;) {
+		char c = *p++;
+		if (!want)
+			d = scratch;
+		if ((unsigned char)c < 0x20)
+			goto bad;
+		if (c != '\\')
+			*d++ = c;
+		else if (simple_escape(*p) >= 0)
+			*d++ = (char)simple_escape(*p++);
+		else if (*p++ != 'u' || !(p = unescape_u(p, e, &d)))
+			goto bad;
+	}
+	if (!want)
+		return (char *)s;
+	*d = 0;
+	if (out_len)
+		*out_len = (size_t)(d - buf);
+	return buf;
+bad:
+	free(buf);
+	return NULL;
+}
+
+static int skip_value(reader *r);
+
+/* skip_container skips an object or array at r->p. */
+static int skip_container(reader *r) {
+	char close = *r->p == '{' ? '}' : ']';
+	int object = close == '}';
+	if (++r->depth > MAX_DEPTH)
+		return 0;
+	r->p++;
+	ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++, r->depth--;
+		return 1;
+	}
+	for (;;) {
+		ws(r);
+		if (object) {
+			if (r->p >= r->end || *r->p != '"' || !string(r, 0, NULL))
+				return 0;
+			ws(r);
+			if (r->p >= r->end || *r->p++ != ':')
+				return 0;
+		}
+		if (!skip_value(r))
+			return 0;
+		ws(r);
+		if (r->p >= r->end)
+			return 0;
+		char c = *r->p++;
+		if (c == close) {
+			r->depth--;
+			return 1;
+		}
+		if (c != ',')
+			return 0;
+	}
+}
+
+static int skip_value(reader *r) {
+	ws(r);
+	if (r->p >= r->end)
+		return 0;
+	char c = *r->p;
+	if (c == '"')
+		return string(r, 0, NULL) != NULL;
+	if (c == '{' || c == '[')
+		return skip_container(r);
+	const char *start = r->p; /* number or literal */
+	while (r->p < r->end && (strchr("+-.eE", *r->p) || (*r->p >= '0' && *r->p <= '9') || (*r->p >= 'a' && *r->p <= 'z')))
+		r->p++;
+	return r->p > start;
+}
+
+/* find looks up path in the object at r->p and decodes the string there. */
+static char *find(reader *r, const char *path, size_t *out_len) {
+	const char *dot = strchr(path, '.');
+	size_t seg = dot ? (size_t)(dot - path) : strlen(path);
+	ws(r);
+	if (r->p >= r->end || *r->p != '{' || ++r->depth > MAX_DEPTH)
+		return NULL;
+	r->p++;
+	ws(r);
+	if (r->p < r->end && *r->p == '}')
+		return NULL;
+	for (;;) {
+		size_t klen;
+		ws(r);
+		char *key = r->p < r->end && *r->p == '"' ? string(r, 1, &klen) : NULL;
+		if (!key)
+			return NULL;
+		int match = klen == seg && memcmp(key, path, seg) == 0;
+		free(key);
+		ws(r);
+		if (r->p >= r->end || *r->p++ != ':')
+			return NULL;
+		ws(r);
+		if (match && dot)
+			return find(r, dot + 1, out_len);
+		if (match)
+			return r->p < r->end && *r->p == '"' ? string(r, 1, out_len) : NULL;
+		if (!skip_value(r))
+			return NULL;
+		ws(r);
+		if (r->p >= r->end || *r->p++ != ',')
+			return NULL; /* '}' (absent) or malformed */
+	}
+}
+
+char *mcpw_json_string(const char *json, size_t len, const char *path, size_t *out_len) {
+	reader r = {json, json + len, 0};
+	if (!json || !path)
+		return NULL;
+	return find(&r, path, out_len);
+}
+
+/* ---- Logging and configuration ---- */
+
+void mcpw_log(int32_t level, const char *fmt, ...) {
+	mcpw_buf b = MCPW_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	mcpw_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (b.data)
+		mcpw_log_write(level, b.data, (int32_t)(b.len > 4096 ? 4096 : b.len));
+	mcpw_buf_free(&b);
+}
+
+int32_t mcpw_config_get(const char *key, char *buf, size_t cap) {
+	size_t klen = strlen(key);
+	int32_t room = cap == 0 ? 0 : cap - 1 > INT32_MAX ? INT32_MAX : (int32_t)(cap - 1);
+	int32_t n = mcpw_config_get_raw(key, (int32_t)klen, cap ? buf : NULL, room);
+	if (n >= 0 && (size_t)n < cap)
+		buf[n] = 0;
+	return n;
+}

@@ -1,0 +1,93 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// TestFilesWasm loads the real files.wasm into the real runtime with a
+// granted directory and drives every operation end to end through WASI.
+func TestFilesWasm(t *testing.T) {
+	ctx := t.Context()
+	root, outside := t.TempDir(), t.TempDir()
+	for rel, body := range map[string]string{
+		"README.md": "# hello\n", "src/main.go": "package main\n", "img/dot.png": "\x89PNG\r\n\x1a\n\x00",
+		".env": "SECRET=1", "big.txt": "0123456789abcdef",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "escape.txt")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escapedir")))
+
+	rt, err := runtime.New(ctx, runtime.NewConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	cfg := runtime.NewProviderConfig().WithPoolSize(2).WithGrants(runtime.Grants{
+		Dirs:   []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}},
+		Config: map[string]string{"max_file_bytes": "14"},
+	})
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/files"), cfg)
+	require.NoError(t, err)
+	require.Equal(t, abi.Operations, p.Describe().Operations)
+
+	t.Run("list", func(t *testing.T) {
+		page, err := p.List(ctx, "")
+		require.NoError(t, err)
+		var names []string
+		for _, r := range page.Resources {
+			names = append(names, r.Name)
+			require.NotEmpty(t, r.Annotations.LastModified, "%s: mtime comes through WASI", r.Name)
+		}
+		require.Equal(t, []string{"README.md", "big.txt", "img/dot.png", "src/main.go"}, names)
+		require.Empty(t, page.NextCursor)
+	})
+	t.Run("read", func(t *testing.T) {
+		res, err := p.Read(ctx, "file:///src/main.go")
+		require.NoError(t, err)
+		require.Equal(t, "package main\n", *res.Contents[0].Text)
+		res, err = p.Read(ctx, "file:///img/dot.png")
+		require.NoError(t, err)
+		require.Equal(t, "image/png", res.Contents[0].MIMEType)
+		require.Equal(t, "iVBORw0KGgoA", *res.Contents[0].Blob)
+	})
+	t.Run("refusals", func(t *testing.T) {
+		for uri, kind := range map[string]error{
+			"file:///escape.txt":       abi.ErrNotFound,
+			"file:///escapedir/secret": abi.ErrNotFound,
+			"file:///.env":             abi.ErrNotFound,
+			"file:///missing":          abi.ErrNotFound,
+			"file:///src":              abi.ErrNotFound,
+			"file:///src/%2E%2E/.env":  abi.ErrInvalidParams,
+			"file:///big.txt":          abi.ErrInvalidParams, // over max_file_bytes=14
+			"file:///src%2Fmain.go":    abi.ErrInvalidParams,
+		} {
+			_, err := p.Read(ctx, uri)
+			require.ErrorIs(t, err, kind, uri)
+		}
+	})
+	t.Run("complete", func(t *testing.T) {
+		cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: "s"}})
+		require.NoError(t, err)
+		require.Equal(t, []string{"src/"}, cr.Values)
+	})
+	t.Run("changes", func(t *testing.T) {
+		base, err := p.Changes(ctx, abi.ChangesRequest{})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(root, "src", "new.go"), []byte("package main\n"), 0o644))
+		ch, err := p.Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor, Paths: []string{"/data/src/new.go"}})
+		require.NoError(t, err)
+		require.True(t, ch.ListChanged)
+		require.Equal(t, []string{"file:///src/new.go"}, ch.Updated)
+	})
+	require.Zero(t, p.Stats().Faults)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+func TestListWalkOrderAndFilters(t *testing.T) {
+	root := tree(t, map[string]string{
+		"a.txt": "a", "a-b/x.md": "x", "a/c.go": "package c", "a/d/e.json": "{}",
+		".hidden": "h", ".git/config": "g", "sub/.env": "secret", "z": "",
+	})
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(root, "link")))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(root, "linkdir")))
+
+	// Walk order: a directory's files follow it directly, so "a/..." comes
+	// before "a-b" although '-' < '/'.
+	tests := []struct {
+		name   string
+		config map[string]string
+		want   []string
+	}{
+		{"default", nil, []string{"a/c.go", "a/d/e.json", "a-b/x.md", "a.txt", "z"}},
+		{"show hidden", map[string]string{keyShowHidden: "true"},
+			[]string{".git/config", ".hidden", "a/c.go", "a/d/e.json", "a-b/x.md", "a.txt", "sub/.env", "z"}},
+		{"show hidden off", map[string]string{keyShowHidden: "no"}, []string{"a/c.go", "a/d/e.json", "a-b/x.md", "a.txt", "z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, size := range []int{1, 2, 3, 500} {
+				h := newHarness(t, root, tt.config)
+				h.p.pageSize = size
+				got, pages := h.listAll()
+				require.Equal(t, tt.want, got, "page size %d", size)
+				require.Equal(t, (len(tt.want)+size-1)/size, pages, "page size %d", size)
+			}
+		})
+	}
+}
+
+func TestListResourceFields(t *testing.T) {
+	h := newHarness(t, tree(t, map[string]string{"dir/a b#c?.md": "hello", "blob": "\x00\x01"}), nil)
+	var page abi.ListResult
+	h.ok(abi.OpList, abi.PageRequest{}, &page)
+	require.Len(t, page.Resources, 2)
+	r := page.Resources[1]
+	require.Equal(t, "file:///dir/a%20b%23c%3F.md", r.URI)
+	require.Equal(t, "dir/a b#c?.md", r.Name)
+	require.Equal(t, "text/markdown", r.MIMEType)
+	require.Equal(t, int64(5), *r.Size)
+	require.Equal(t, "2026-11-21T12:00:00Z", r.Annotations.LastModified)
+	require.Empty(t, page.Resources[0].MIMEType, "no extension: type unknown until read")
+	require.Equal(t, "hello", *h.read(r.URI).Contents[0].Text, "a listed URI reads back")
+}
+
+func TestListCursorSurvivesRemoval(t *testing.T) {
+	root := tree(t, map[string]string{"a": "", "b": "", "c/d": "", "e": ""})
+	h := newHarness(t, root, nil)
+	h.p.pageSize = 2
+	var page abi.ListResult
+	h.ok(abi.OpList, abi.PageRequest{}, &page)
+	require.Equal(t, cursorPrefix+"b", page.NextCursor)
+	require.NoError(t, os.Remove(filepath.Join(root, "b")))
+	h.ok(abi.OpList, abi.PageRequest{Cursor: page.NextCursor}, &page)
+	require.Equal(t, "c/d", page.Resources[0].Name)
+	require.Equal(t, "e", page.Resources[1].Name)
+}
+
+func TestListErrors(t *testing.T) {
+	h := newHarness(t, tree(t, map[string]string{"a": ""}), nil)
+	for _, c := range []string{"17", "p:../x", "p:", "p:a%2Fb"} {
+		require.Equal(t, abi.CodeInvalidParams, h.fail(abi.OpList, abi.PageRequest{Cursor: c}).Code, c)
+	}
+	missing := newHarness(t, filepath.Join(t.TempDir(), "absent"), nil)
+	e := missing.fail(abi.OpList, abi.PageRequest{})
+	require.Equal(t, abi.CodeInternal, e.Code)
+	require.Contains(t, e.Message, "grant the files provider a directory")
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"unicode/utf8"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
+)
+
+// Read returns one file: text when its type is textual and its bytes are
+// UTF-8, else a base64 blob.
+func (f *files) Read(ctx context.Context, uri string) (*abi.ReadResult, error) {
+	rel, err := relFromURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	if !readOptions(ctx).visiblePath(rel) {
+		return nil, mcpw.NotFound("no file %q (hidden files are not served unless %s is true)", rel, keyShowHidden)
+	}
+	limit, err := maxFileBytes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, info, err := f.readFile(ctx, rel, limit)
+	if err != nil {
+		return nil, err
+	}
+	mime := mimeByExtension(rel)
+	if mime == "" {
+		mime = sniff(data)
+	}
+	var c abi.Content
+	if isTextType(mime) && utf8.Valid(data) {
+		c = mcpw.Text(uriFor(rel), mime, string(data))
+	} else {
+		c = mcpw.Blob(uriFor(rel), mime, data)
+	}
+	if lm := timestamp(info.ModTime()); lm != "" {
+		c.Annotations = &abi.Annotations{LastModified: lm}
+	}
+	return &abi.ReadResult{Contents: []abi.Content{c}}, nil
+}
+
+// readFile reads a regular file of at most limit bytes. Missing files,
+// directories, links and special files are not_found.
+func (f *files) readFile(ctx context.Context, rel string, limit int64) ([]byte, fs.FileInfo, error) {
+	info, err := f.lstatChain(rel)
+	if err != nil {
+		return nil, nil, statError(ctx, rel, err)
+	}
+	if err := checkRegular(rel, info, limit); err != nil {
+		return nil, nil, err
+	}
+	file, err := f.fsys.Open(rel)
+	if err != nil {
+		return nil, nil, statError(ctx, rel, err)
+	}
+	defer file.Close()
+	info, err = file.Stat() // the file actually opened
+	if err != nil {
+		return nil, nil, statError(ctx, rel, err)
+	}
+	if err := checkRegular(rel, info, limit); err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	if err != nil {
+		return nil, nil, mcpw.Internal("read %q: %v", rel, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, nil, tooLarge(rel, int64(len(data)), limit)
+	}
+	return data, info, nil
+}
+
+func checkRegular(rel string, info fs.FileInfo, limit int64) error {
+	switch {
+	case info.IsDir():
+		return mcpw.NotFound("%q is a directory, not a file", rel)
+	case !info.Mode().IsRegular():
+		return mcpw.NotFound("%q is not a regular file (links and special files are not served)", rel)
+	case info.Size() > limit:
+		return tooLarge(rel, info.Size(), limit)
+	}
+	return nil
+}
+
+func tooLarge(rel string, size, limit int64) error {
+	return mcpw.InvalidParams("file %q is %d bytes or more, over the %d-byte limit: ask the operator to raise %s", rel, size, limit, keyMaxFileBytes)
+}
+
+// statError maps a failure to reach a file to not_found. Errors other than
+// "does not exist" are logged: the host's mount answers a link that leaves
+// the granted directory with an I/O error, and a client should see that
+// file as absent, not as a provider failure.
+func statError(ctx context.Context, rel string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		mcpw.Logf(ctx, mcpw.LevelWarn, "cannot reach %q: %v", rel, err)
+	}
+	return mcpw.NotFound("no file %q", rel)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
+)
+
+// visitFunc receives a listable regular file and returns false to stop.
+type visitFunc func(rel string, d fs.DirEntry) bool
+
+// listable reports whether a visible regular file can be listed: its path
+// must be valid for fs.FS (which rules out names that are not UTF-8, as
+// io/fs cannot open them) and its escaped path must fit a cursor.
+func listable(rel string) bool { return fs.ValidPath(rel) && len(escapePath(rel)) <= maxEscapedPath }
+
+// walkAfter visits the listable regular files of the tree in walk order
+// (fs.ReadDir order at every level, parents before children) that come
+// after the file after ("" = from the start). It reads only the
+// directories on after's path and those past it, so resuming a listing
+// never re-walks the pages before it.
+func (f *files) walkAfter(ctx context.Context, opts options, after string, visit visitFunc) error {
+	var rest []string
+	if after != "" {
+		rest = strings.Split(after, "/")
+	}
+	_, err := f.walkDir(ctx, opts, ".", rest, visit)
+	return err
+}
+
+// walkDir walks dir; after holds the remaining components of the resume
+// point inside dir (nil = everything). It returns false once visit stops.
+func (f *files) walkDir(ctx context.Context, opts options, dir string, after []string, visit visitFunc) (bool, error) {
+	entries, err := fs.ReadDir(f.fsys, dir)
+	if err != nil {
+		if dir == "." {
+			return false, f.rootError(err)
+		}
+		mcpw.Logf(ctx, mcpw.LevelWarn, "skip directory %s: %v", dir, err)
+		return true, nil
+	}
+	start := 0
+	if len(after) > 0 {
+		start = sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= after[0] })
+	}
+	for i := start; i < len(entries); i++ {
+		e := entries[i]
+		var sub []string
+		if len(after) > 0 && e.Name() == after[0] {
+			if !e.IsDir() {
+				continue // the resume point itself, or a file before it
+			}
+			sub = after[1:]
+		}
+		more, err := f.visitEntry(ctx, opts, join(dir, e.Name()), e, sub, visit)
+		if err != nil || !more {
+			return more, err
+		}
+	}
+	return true, nil
+}
+
+func (f *files) visitEntry(ctx context.Context, opts options, rel string, e fs.DirEntry, after []string, visit visitFunc) (bool, error) {
+	switch {
+	case !opts.visible(e.Name()):
+		return true, nil
+	case e.Type()&fs.ModeSymlink != 0:
+		return true, nil // never followed, never listed
+	case e.IsDir():
+		if len(escapePath(rel)) >= maxEscapedPath {
+			return true, nil // nothing below can be listed
+		}
+		return f.walkDir(ctx, opts, rel, after, visit)
+	case e.Type().IsRegular() && listable(rel):
+		return visit(rel, e), nil
+	}
+	return true, nil
+}
+
+// walkTree visits every listable regular file under the directory rel.
+func (f *files) walkTree(ctx context.Context, opts options, rel string, visit visitFunc) error {
+	_, err := f.walkDir(ctx, opts, rel, nil, visit)
+	return err
+}
+
+func (f *files) rootError(err error) error {
+	return mcpw.Internal("read directory %s: %v: grant the files provider a directory to mount at %s", f.mount, err, f.mount)
+}
+
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return path.Join(dir, name)
+}
+
+// lstatChain checks that every parent of rel is a real directory (not a
+// symbolic link) and returns rel's own Lstat. It does not rely on the
+// host's mount to stop a link pointing out of the tree.
+func (f *files) lstatChain(rel string) (fs.FileInfo, error) {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		info, err := fs.Lstat(f.fsys, strings.Join(parts[:i], "/"))
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			return nil, fmt.Errorf("%s: %w", strings.Join(parts[:i], "/"), fs.ErrNotExist)
+		}
+	}
+	return fs.Lstat(f.fsys, rel)
+}

@@ -1,0 +1,19 @@
+package mcpw
+
+import (
+	"encoding/base64"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Text returns a text content. s must be UTF-8 (invalid bytes are replaced
+// by U+FFFD when encoded); an empty s still sends "text":"".
+func Text(uri, mimeType, s string) abi.Content {
+	return abi.Content{URI: uri, MIMEType: mimeType, Text: &s}
+}
+
+// Blob returns a binary content, base64-encoded as the ABI requires.
+func Blob(uri, mimeType string, b []byte) abi.Content {
+	s := base64.StdEncoding.EncodeToString(b)
+	return abi.Content{URI: uri, MIMEType: mimeType, Blob: &s}
+}

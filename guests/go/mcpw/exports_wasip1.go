@@ -1,0 +1,109 @@
+//go:build wasip1
+
+//lint:file-ignore U1000 the exports are called by the host through go:wasmexport
+
+package mcpw
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// The mcpw_v1 host imports. Pointers are offsets into this module's memory.
+
+//go:wasmimport mcpw_v1 input_read
+func inputRead(ptr unsafe.Pointer, n uint32) uint32
+
+//go:wasmimport mcpw_v1 output_write
+func outputWrite(ptr unsafe.Pointer, n uint32) int32
+
+//go:wasmimport mcpw_v1 log
+func hostLog(level uint32, ptr unsafe.Pointer, n uint32)
+
+//go:wasmimport mcpw_v1 config_get
+func configGet(keyPtr unsafe.Pointer, keyLen uint32, valPtr unsafe.Pointer, valCap uint32) int32
+
+// The ABI exports. Go cannot export conditionally, so every operation is
+// exported; Describe().Operations tells the host which ones to call.
+
+//go:wasmexport mcpw_v1_describe
+func exportDescribe(inLen uint32) uint32 { return serve(OpDescribe, inLen) }
+
+//go:wasmexport mcpw_v1_list
+func exportList(inLen uint32) uint32 { return serve(abi.OpList, inLen) }
+
+//go:wasmexport mcpw_v1_templates
+func exportTemplates(inLen uint32) uint32 { return serve(abi.OpTemplates, inLen) }
+
+//go:wasmexport mcpw_v1_read
+func exportRead(inLen uint32) uint32 { return serve(abi.OpRead, inLen) }
+
+//go:wasmexport mcpw_v1_complete
+func exportComplete(inLen uint32) uint32 { return serve(abi.OpComplete, inLen) }
+
+//go:wasmexport mcpw_v1_changes
+func exportChanges(inLen uint32) uint32 { return serve(abi.OpChanges, inLen) }
+
+var (
+	guestOnce    sync.Once
+	guestHandler *handler
+)
+
+// serve moves bytes: input in, Dispatch, output out.
+func serve(op string, inLen uint32) uint32 {
+	guestOnce.Do(func() { guestHandler = newHandler(current()) })
+	in := make([]byte, inLen)
+	if inLen > 0 {
+		n := inputRead(unsafe.Pointer(&in[0]), inLen)
+		in = in[:min(n, inLen)]
+	}
+	status, out := guestHandler.dispatch(context.Background(), op, in)
+	if len(out) > 0 {
+		// On -2 (over the output cap) the host fails the call; nothing to do.
+		outputWrite(unsafe.Pointer(&out[0]), uint32(len(out)))
+	}
+	runtime.KeepAlive(in)
+	runtime.KeepAlive(out)
+	return status
+}
+
+// defaultHost in a wasm guest is the mcpw_v1 imports.
+var defaultHost Host = importHost{}
+
+type importHost struct{}
+
+func (importHost) Log(level Level, msg string) {
+	if msg == "" {
+		return
+	}
+	b := []byte(msg)
+	hostLog(uint32(level), unsafe.Pointer(&b[0]), uint32(len(b)))
+	runtime.KeepAlive(b)
+}
+
+func (importHost) Config(key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	k := []byte(key)
+	buf := make([]byte, 256)
+	// A value longer than the buffer is not copied; the host returns its
+	// length, so the second try fits (the value cannot change mid-call).
+	for range 2 {
+		n := configGet(unsafe.Pointer(&k[0]), uint32(len(k)), unsafe.Pointer(&buf[0]), uint32(len(buf)))
+		runtime.KeepAlive(k)
+		runtime.KeepAlive(buf)
+		switch {
+		case n < 0:
+			return "", false
+		case int(n) <= len(buf):
+			return string(buf[:n]), true
+		}
+		buf = make([]byte, n)
+	}
+	return "", false
+}

@@ -1,0 +1,12 @@
+//go:build !wasip1
+
+package mcpw
+
+// defaultHost outside wasm discards logs and grants no config; use WithHost.
+var defaultHost Host = nopHost{}
+
+// nopHost discards logs and grants no config.
+type nopHost struct{}
+
+func (nopHost) Log(Level, string)            {}
+func (nopHost) Config(string) (string, bool) { return "", false }
