@@ -74,8 +74,10 @@ type Grants struct {
 	Config map[string]string
 }
 
-// DirGrant mounts HostPath read-only at GuestPath inside the guest. Symlinks
-// that leave HostPath are not followed.
+// DirGrant mounts HostPath read-only at GuestPath inside the guest. An empty
+// GuestPath mounts it where the provider asks: the i-th directory grant with
+// no GuestPath goes to the i-th path of its describe's requests.filesystem.
+// Symlinks that leave HostPath are not followed.
 type DirGrant struct {
 	HostPath  string
 	GuestPath string
@@ -159,6 +161,18 @@ func (c ProviderConfig) WithQuarantine(faults int, base, maxBackoff time.Duratio
 // WithGrants sets the operator's grants. Defaults to none.
 func (c ProviderConfig) WithGrants(g Grants) ProviderConfig { c.grants = g; return c }
 
+// Grants returns a copy of the operator's grants.
+func (c ProviderConfig) Grants() Grants {
+	g := Grants{Dirs: append([]DirGrant(nil), c.grants.Dirs...)}
+	if c.grants.Config != nil {
+		g.Config = make(map[string]string, len(c.grants.Config))
+		for k, v := range c.grants.Config {
+			g.Config[k] = v
+		}
+	}
+	return g
+}
+
 // Timeout returns the per-call deadline.
 func (c ProviderConfig) Timeout() time.Duration { return c.timeout }
 
@@ -192,6 +206,9 @@ func (g Grants) validate() error {
 			return fmt.Errorf("%w: granted directory %q must be an absolute path", ErrConfig, d.HostPath)
 		}
 		gp := d.GuestPath
+		if gp == "" {
+			continue // mounted where the provider's requests.filesystem asks
+		}
 		if !strings.HasPrefix(gp, "/") || path.Clean(gp) != gp || gp == "/" {
 			return fmt.Errorf("%w: guest mount path %q must be absolute, clean and not \"/\"", ErrConfig, gp)
 		}

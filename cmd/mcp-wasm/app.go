@@ -57,13 +57,17 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
-			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
-			&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) compilation cache directory; empty disables the disk cache"},
-		},
 		Commands:       []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
 		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// commonFlags are accepted by every command, after the command name.
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
+		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) compilation cache `DIR`; empty disables the disk cache"},
 	}
 }
 

@@ -21,7 +21,7 @@ func fixture(parts ...string) string {
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	full := append([]string{"mcp-wasm", "--cache-dir", filepath.Join(t.TempDir(), "cache"), "--log-level", "warn"}, args...)
+	full := append([]string{"mcp-wasm", args[0], "--cache-dir", filepath.Join(t.TempDir(), "cache"), "--log-level", "warn"}, args[1:]...)
 	code := run(context.Background(), full, bytes.NewReader(nil), &out, &errb)
 	return code, out.String(), errb.String()
 }

@@ -13,7 +13,7 @@ import (
 
 // limitFlags are the per-provider limits shared by call and serve.
 func limitFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(commonFlags(),
 		&cli.DurationFlag{Name: "timeout", Value: runtime.DefaultTimeout, Usage: "deadline of each provider call"},
 		&cli.StringFlag{Name: "memory", Value: "64MiB", Usage: "linear memory cap per instance"},
 		&cli.StringFlag{Name: "max-output", Value: "4MiB", Usage: "output cap per call"},
@@ -22,7 +22,7 @@ func limitFlags() []cli.Flag {
 		&cli.IntFlag{Name: "recycle-after", Value: 0, Usage: "replace an instance after N calls (0: never)"},
 		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `DIR`, mounted where the provider asks (repeatable)"},
 		&cli.StringSliceFlag{Name: "config", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
-	}
+	)
 }
 
 // providerConfig turns the limit flags into a runtime.ProviderConfig.

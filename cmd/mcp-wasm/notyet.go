@@ -1,5 +1,0 @@
-package main
-
-import "errors"
-
-var errNotYet = errors.New("serve is not available in this build")
