@@ -57,8 +57,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Commands:       []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
-		ExitErrHandler: func(*cli.Context, error) {},
+		Commands:             []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
+		ExitErrHandler:       func(*cli.Context, error) {},
 	}
 }
 
