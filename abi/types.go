@@ -15,7 +15,8 @@ type Describe struct {
 }
 
 // URIRoot is one root of the URI space a provider owns: every URI with this
-// scheme, optionally with this authority, optionally below this path prefix.
+// scheme and this authority (none when empty, any when "*"), optionally
+// below this path prefix.
 type URIRoot struct {
 	Scheme     string `json:"scheme"`
 	Authority  string `json:"authority,omitempty"`

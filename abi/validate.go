@@ -18,6 +18,9 @@ var (
 	ErrBadURI     = errors.New("invalid uri")
 )
 
+// AnyAuthority as URIRoot.Authority owns URIs with any authority (or none).
+const AnyAuthority = "*"
+
 // URISpace is the set of URIs a provider owns.
 type URISpace []URIRoot
 
@@ -113,20 +116,21 @@ func (r URIRoot) owns(u *url.URL) bool {
 	if !strings.EqualFold(u.Scheme, r.Scheme) {
 		return false
 	}
-	if r.Authority != "" && !strings.EqualFold(u.Host, r.Authority) {
-		return false
-	}
-	if r.Authority != "" && u.User != nil {
-		return false
+	switch r.Authority {
+	case "": // no authority: "x:opaque" and "x:///path" only
+		if u.Host != "" || u.User != nil {
+			return false
+		}
+	case AnyAuthority:
+	default:
+		if u.User != nil || !strings.EqualFold(u.Host, r.Authority) {
+			return false
+		}
 	}
 	if r.PathPrefix == "" {
 		return true
 	}
-	p := u.EscapedPath()
-	if !strings.HasPrefix(p, r.PathPrefix) {
-		return false
-	}
-	return len(p) == len(r.PathPrefix) || strings.HasSuffix(r.PathPrefix, "/") || p[len(r.PathPrefix)] == '/'
+	return pathWithin(u.EscapedPath(), r.PathPrefix)
 }
 
 // Overlaps reports whether some URI could be owned by both roots.
@@ -134,7 +138,7 @@ func (r URIRoot) Overlaps(o URIRoot) bool {
 	if !strings.EqualFold(r.Scheme, o.Scheme) {
 		return false
 	}
-	if r.Authority != "" && o.Authority != "" && !strings.EqualFold(r.Authority, o.Authority) {
+	if r.Authority != AnyAuthority && o.Authority != AnyAuthority && !strings.EqualFold(r.Authority, o.Authority) {
 		return false
 	}
 	a, b := r.PathPrefix, o.PathPrefix
@@ -152,7 +156,7 @@ func pathWithin(p, q string) bool {
 	return len(p) == len(q) || strings.HasSuffix(q, "/") || p[len(q)] == '/'
 }
 
-// String renders the root as a URI prefix, e.g. "notes:" or "https://api.example.com/v1".
+// String renders the root as a URI prefix, e.g. "notes:", "s3://*" or "https://api.example.com/v1".
 func (r URIRoot) String() string {
 	if r.Authority == "" {
 		return r.Scheme + ":" + r.PathPrefix
@@ -256,7 +260,7 @@ func (r URIRoot) validate() error {
 	if !isScheme(r.Scheme) {
 		return invalid("scheme must be lower-case RFC 3986 (a-z, then a-z0-9+.-), at most 32 bytes")
 	}
-	if r.Authority != "" {
+	if r.Authority != "" && r.Authority != AnyAuthority {
 		if len(r.Authority) > 255 || strings.ContainsAny(r.Authority, "/?#@ \\") || !isPrintableASCII(r.Authority) {
 			return invalid("authority must be host[:port] in printable ASCII")
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestURISpace_Owns(t *testing.T) {
-	space := URISpace{{Scheme: "notes"}, {Scheme: "https", Authority: "api.example.com", PathPrefix: "/v1"}}
+	space := URISpace{{Scheme: "notes"}, {Scheme: "https", Authority: "api.example.com", PathPrefix: "/v1"}, {Scheme: "s3", Authority: "*"}}
 	tests := []struct {
 		uri  string
 		owns bool
@@ -27,6 +27,10 @@ func TestURISpace_Owns(t *testing.T) {
 		{"http://api.example.com/v1/x", false},
 		{"file:///etc/passwd", false},
 		{"note:///a", false},
+		{"notes://host/a", false},
+		{"notes://user@/a", false},
+		{"s3://bucket/key", true},
+		{"s3:///key", true},
 	}
 	for _, tc := range tests {
 		require.Equal(t, tc.owns, space.OwnsString(tc.uri), tc.uri)
@@ -49,7 +53,9 @@ func TestURIRoot_Overlaps(t *testing.T) {
 		{URIRoot{Scheme: "a"}, URIRoot{Scheme: "a"}, true},
 		{URIRoot{Scheme: "a"}, URIRoot{Scheme: "b"}, false},
 		{URIRoot{Scheme: "h", Authority: "x"}, URIRoot{Scheme: "h", Authority: "y"}, false},
-		{URIRoot{Scheme: "h"}, URIRoot{Scheme: "h", Authority: "y"}, true},
+		{URIRoot{Scheme: "h"}, URIRoot{Scheme: "h", Authority: "y"}, false},
+		{URIRoot{Scheme: "h", Authority: "*"}, URIRoot{Scheme: "h", Authority: "y"}, true},
+		{URIRoot{Scheme: "h", Authority: "*"}, URIRoot{Scheme: "h"}, true},
 		{URIRoot{Scheme: "h", PathPrefix: "/a"}, URIRoot{Scheme: "h", PathPrefix: "/a/b"}, true},
 		{URIRoot{Scheme: "h", PathPrefix: "/a"}, URIRoot{Scheme: "h", PathPrefix: "/ab"}, false},
 		{URIRoot{Scheme: "h", PathPrefix: "/a/"}, URIRoot{Scheme: "h", PathPrefix: "/b/"}, false},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -66,7 +67,10 @@ func serveAction(c *cli.Context) error {
 		sp[i] = p
 	}
 	srv, err := server.New(server.NewConfig().WithProviders(sp...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).WithCallTimeout(cfg.Timeout()).
+		WithPageSize(c.Int("page-size")).
+		// The runtime's own deadline fires first and labels the timeout;
+		// the server's is the backstop for waits outside the guest.
+		WithCallTimeout(cfg.Timeout()+time.Second).
 		WithImplementation("mcp-wasm", version))
 	if err != nil {
 		return failure(err)

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"maps"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds on completion input, checked before any provider sees it.
+const (
+	maxArgName     = 256
+	maxContextArgs = 32
+	refResource    = "ref/resource"
+)
+
+// complete serves completion/complete. A ref/resource is routed to the
+// provider whose uri space holds the template (every template in a space
+// belongs to its provider); anything else — prompts, unknown templates, a
+// provider that does not know the template — gets no values, not an error.
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Result, error) {
+	p := req.Params
+	if err := checkComplete(p); err != nil {
+		return nil, err
+	}
+	if p.Ref.Type != refResource {
+		return noValues(), nil
+	}
+	m := s.templateOwner(p.Ref.URI)
+	if m == nil || !m.has(abi.OpComplete) {
+		return noValues(), nil
+	}
+	in := abi.CompleteRequest{
+		Template: p.Ref.URI,
+		Argument: abi.CompleteArgument{Name: p.Argument.Name, Value: p.Argument.Value},
+	}
+	if p.Context != nil && len(p.Context.Arguments) > 0 {
+		in.Arguments = maps.Clone(p.Context.Arguments)
+	}
+	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpComplete, func(ctx context.Context) (*abi.CompleteResult, error) {
+		return m.p.Complete(ctx, in)
+	})
+	if err != nil {
+		if m.classify(ctx, abi.OpComplete, err) == failFault {
+			return nil, internalError()
+		}
+		return noValues(), nil
+	}
+	return toCompletion(res), nil
+}
+
+func checkComplete(p *mcp.CompleteParams) error {
+	switch {
+	case p == nil || p.Ref == nil:
+		return invalidParams("missing ref")
+	case p.Argument.Name == "":
+		return invalidParams("missing argument.name")
+	case len(p.Argument.Name) > maxArgName || len(p.Argument.Value) > abi.MaxTextField:
+		return invalidParams("argument too long")
+	case len(p.Ref.URI) > abi.MaxURILength:
+		return invalidParams("ref uri too long")
+	}
+	if p.Context != nil {
+		if len(p.Context.Arguments) > maxContextArgs {
+			return invalidParams("more than %d context arguments", maxContextArgs)
+		}
+		for k, v := range p.Context.Arguments {
+			if len(k) > maxArgName || len(v) > abi.MaxTextField {
+				return invalidParams("context argument too long")
+			}
+		}
+	}
+	return nil
+}
+
+// templateOwner returns the provider whose uri space holds every expansion
+// of tmpl (a template or a plain uri), or nil.
+func (s *Server) templateOwner(tmpl string) *mount {
+	for _, m := range s.mounts {
+		if checkTemplate(tmpl, m.space) == nil {
+			return m
+		}
+	}
+	return nil
+}
+
+func noValues() *mcp.CompleteResult {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+}
+
+// toCompletion bounds provider values to abi.MaxCompletionValues (setting
+// hasMore when it cuts) and keeps total only when it is consistent.
+func toCompletion(res *abi.CompleteResult) *mcp.CompleteResult {
+	out := noValues()
+	if res == nil {
+		return out
+	}
+	vals := res.Values
+	if len(vals) > abi.MaxCompletionValues {
+		vals, out.Completion.HasMore = vals[:abi.MaxCompletionValues], true
+	}
+	for _, v := range vals {
+		if len(v) <= abi.MaxTextField {
+			out.Completion.Values = append(out.Completion.Values, v)
+		}
+	}
+	out.Completion.HasMore = out.Completion.HasMore || res.HasMore
+	if res.Total != nil && *res.Total >= len(out.Completion.Values) {
+		out.Completion.Total = *res.Total
+	}
+	return out
+}

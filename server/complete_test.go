@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/server/servertest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+func completeParams(refType, uri, arg, value string) *mcp.CompleteParams {
+	ref := &mcp.CompleteReference{Type: refType, URI: uri}
+	if refType == "ref/prompt" {
+		ref = &mcp.CompleteReference{Type: refType, Name: uri}
+	}
+	return &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+}
+
+func TestServer_complete(t *testing.T) {
+	many := make([]string, 150)
+	for i := range many {
+		many[i] = fmt.Sprintf("v%03d", i)
+	}
+	other := servertest.New("other", abi.URIRoot{Scheme: "other"}).
+		AddTemplate(abi.ResourceTemplate{URITemplate: "other:///{a}/{b}", Name: "ab"}, many...)
+	cs := connect(t, newServer(t, NewConfig().WithProviders(notesProvider(), other)), "2025-06-18")
+	tests := []struct {
+		name        string
+		params      *mcp.CompleteParams
+		wantValues  []string
+		wantLen     int
+		wantHasMore bool
+	}{
+		{"prefix", completeParams("ref/resource", "notes:///items/{id}", "id", "2"), []string{"200"}, 1, false},
+		{"all", completeParams("ref/resource", "notes:///items/{id}", "id", ""), []string{"100", "101", "200"}, 3, false},
+		{"routed by space", completeParams("ref/resource", "other:///{a}/{b}", "b", "v14"), nil, 10, false},
+		{"bounded to 100", completeParams("ref/resource", "other:///{a}/{b}", "a", ""), nil, 100, true},
+		{"unknown template in space", completeParams("ref/resource", "notes:///nope/{x}", "x", ""), []string{}, 0, false},
+		{"unknown argument", completeParams("ref/resource", "notes:///items/{id}", "zzz", ""), []string{}, 0, false},
+		{"template in no space", completeParams("ref/resource", "{+anything}", "anything", ""), []string{}, 0, false},
+		{"prompt", completeParams("ref/prompt", "test_prompt_with_arguments", "arg1", "test"), []string{}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.Complete(t.Context(), tc.params)
+			require.NoError(t, err)
+			require.NotNil(t, res.Completion.Values)
+			if tc.wantValues != nil {
+				require.Equal(t, tc.wantValues, res.Completion.Values)
+			}
+			require.Len(t, res.Completion.Values, tc.wantLen)
+			require.Equal(t, tc.wantHasMore, res.Completion.HasMore)
+		})
+	}
+}
+
+func TestServer_completeInvalid(t *testing.T) {
+	tr := newTranscript(t, newServer(t, NewConfig().WithProviders(notesProvider())))
+	tr.open("2025-11-25")
+	tests := []struct {
+		name   string
+		params map[string]any
+	}{
+		{"no ref", map[string]any{"argument": map[string]any{"name": "id", "value": ""}}},
+		{"no argument name", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "notes:///items/{id}"}, "argument": map[string]any{"value": "1"}}},
+		{"long value", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "notes:///items/{id}"},
+			"argument": map[string]any{"name": "id", "value": strings.Repeat("v", abi.MaxTextField+1)}}},
+		{"unknown ref type", map[string]any{"ref": map[string]any{"type": "ref/tool", "name": "x"}, "argument": map[string]any{"name": "id", "value": ""}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := tr.call("completion/complete", tc.params)
+			require.Contains(t, string(resp["error"]), fmt.Sprintf(`"code":%d`, jsonrpc.CodeInvalidParams))
+		})
+	}
+}
+
+// TestServer_completeFault checks that a provider fault is -32603 with a
+// generic message, and a hung provider is cut by the call timeout.
+func TestServer_completeFault(t *testing.T) {
+	log, logs := newLogger()
+	hung := servertest.New("hung", abi.URIRoot{Scheme: "hung"}).
+		AddTemplate(abi.ResourceTemplate{URITemplate: "hung:///{id}", Name: "t"}).
+		WithIntercept(func(ctx context.Context, _, _ string) error {
+			<-ctx.Done()
+			return fmt.Errorf("%w: guest text", abi.ErrTimeout)
+		})
+	cs := connect(t, newServer(t, NewConfig().WithProviders(hung).WithLogger(log).WithCallTimeout(50*time.Millisecond)), "2025-11-25")
+	_, err := cs.Complete(t.Context(), completeParams("ref/resource", "hung:///{id}", "id", ""))
+	werr := rpcError(t, err)
+	require.Equal(t, int64(jsonrpc.CodeInternalError), werr.Code)
+	require.Equal(t, msgProviderError, werr.Message)
+	require.Contains(t, logs.String(), "provider=hung")
+}
+
+func Test_toCompletion(t *testing.T) {
+	total := 1
+	res := toCompletion(&abi.CompleteResult{Values: []string{"a", strings.Repeat("x", abi.MaxTextField+1), "b"}, Total: &total})
+	require.Equal(t, []string{"a", "b"}, res.Completion.Values)
+	require.Zero(t, res.Completion.Total, "a total below the values is dropped")
+	require.Equal(t, []string{}, toCompletion(nil).Completion.Values)
+}

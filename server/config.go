@@ -1,0 +1,121 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// Limits and defaults of a Config.
+const (
+	// DefaultPageSize is the default number of items in one resources/list
+	// or resources/templates/list page.
+	DefaultPageSize = 500
+	// MaxPageSize is the largest page size a Config accepts.
+	MaxPageSize = abi.MaxListItems
+	// DefaultCallTimeout is the default deadline of one provider call.
+	DefaultCallTimeout = 10 * time.Second
+	// minCursorKey is the shortest HMAC key WithCursorKey accepts.
+	minCursorKey = 16
+)
+
+// Config configures a Server. It is an immutable value: every With method
+// returns a modified copy, and New validates it once.
+type Config struct {
+	providers    []Provider
+	logger       *slog.Logger
+	pageSize     int
+	callTimeout  time.Duration
+	name         string
+	version      string
+	instructions string
+	cursorKey    []byte
+}
+
+// NewConfig returns the default configuration: no providers, slog.Default
+// logger, page size DefaultPageSize, call timeout DefaultCallTimeout, server
+// name "mcp-wasm" version "dev", and a random cursor key.
+func NewConfig() Config {
+	return Config{
+		pageSize:    DefaultPageSize,
+		callTimeout: DefaultCallTimeout,
+		name:        "mcp-wasm",
+		version:     "dev",
+	}
+}
+
+// WithProviders sets the providers to serve, replacing any set before. Their
+// order does not matter: lists are merged in the order of provider names.
+func (c Config) WithProviders(ps ...Provider) Config {
+	c.providers = slices.Clone(ps)
+	return c
+}
+
+// WithLogger sets the logger. Defaults to slog.Default(). Provider events
+// carry a provider=NAME attribute.
+func (c Config) WithLogger(l *slog.Logger) Config {
+	c.logger = l
+	return c
+}
+
+// WithPageSize sets the number of items in one list page, 1 to MaxPageSize.
+// Defaults to DefaultPageSize.
+func (c Config) WithPageSize(n int) Config {
+	c.pageSize = n
+	return c
+}
+
+// WithCallTimeout sets the deadline of each provider call, on top of the
+// request's own context. A provider that exceeds it is left out of a list
+// page, or fails a read with an internal error. Defaults to
+// DefaultCallTimeout.
+func (c Config) WithCallTimeout(d time.Duration) Config {
+	c.callTimeout = d
+	return c
+}
+
+// WithImplementation sets the serverInfo name and version sent to clients.
+// Defaults to "mcp-wasm" and "dev".
+func (c Config) WithImplementation(name, version string) Config {
+	c.name, c.version = name, version
+	return c
+}
+
+// WithInstructions sets the instructions sent to clients in initialize and
+// server/discover. Defaults to none.
+func (c Config) WithInstructions(s string) Config {
+	c.instructions = s
+	return c
+}
+
+// WithCursorKey sets the HMAC key that signs list cursors (at least 16
+// bytes). Defaults to a random key drawn by New, so cursors do not survive
+// a restart. Set it only to make cursors reproducible, as golden tests do.
+func (c Config) WithCursorKey(key []byte) Config {
+	c.cursorKey = slices.Clone(key)
+	return c
+}
+
+func (c Config) validate() error {
+	if c.pageSize < 1 || c.pageSize > MaxPageSize {
+		return fmt.Errorf("page size %d out of range: use 1 to %d", c.pageSize, MaxPageSize)
+	}
+	if c.callTimeout <= 0 {
+		return fmt.Errorf("call timeout %s is not positive: use a duration such as 10s", c.callTimeout)
+	}
+	if c.name == "" || c.version == "" {
+		return fmt.Errorf("implementation name and version must not be empty")
+	}
+	if c.cursorKey != nil && len(c.cursorKey) < minCursorKey {
+		return fmt.Errorf("cursor key has %d bytes: use at least %d", len(c.cursorKey), minCursorKey)
+	}
+	for i, p := range c.providers {
+		if p == nil {
+			return fmt.Errorf("provider %d is nil", i)
+		}
+	}
+	return nil
+}

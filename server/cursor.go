@@ -1,0 +1,118 @@
+package server
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
+
+// errBadCursor is wrapped by every cursor decoding error. Clients get -32602.
+var errBadCursor = errors.New("invalid cursor")
+
+// List kinds, bound into each cursor so that a resources/list cursor cannot
+// be replayed against resources/templates/list.
+const (
+	kindResources = "r"
+	kindTemplates = "t"
+)
+
+const (
+	cursorVersion = 1
+	macSize       = sha256.Size
+	// maxCursorText bounds a client cursor before any decoding: one provider
+	// cursor (abi.MaxCursorLength) plus the host's fields, MAC and base64.
+	maxCursorText = 2 * (abi.MaxCursorLength + 256)
+)
+
+// position is where the next list page starts: provider Index (named Name,
+// in name order), the provider's own Cursor, and Offset items into that
+// provider page. Pages and Empty count, for loop protection, the provider
+// pages consumed and the consecutive empty pages seen for this provider.
+type position struct {
+	Kind   string `json:"k"`
+	Index  int    `json:"i"`
+	Name   string `json:"n"`
+	Cursor string `json:"c,omitempty"`
+	Offset int    `json:"o,omitempty"`
+	Pages  int    `json:"p,omitempty"`
+	Empty  int    `json:"e,omitempty"`
+}
+
+// cursorCodec signs and verifies host cursors:
+// base64url(version byte || JSON position || HMAC-SHA256(version || JSON)).
+type cursorCodec struct {
+	key []byte
+}
+
+func (c cursorCodec) encode(p position) string {
+	payload, err := json.Marshal(p)
+	if err != nil {
+		panic("BUG: position does not marshal: " + err.Error())
+	}
+	msg := append([]byte{cursorVersion}, payload...)
+	return base64.RawURLEncoding.EncodeToString(append(msg, c.mac(msg)...))
+}
+
+func (c cursorCodec) mac(msg []byte) []byte {
+	h := hmac.New(sha256.New, c.key)
+	h.Write(msg)
+	return h.Sum(nil)
+}
+
+// decode verifies a client cursor. The result is authentic (the host made
+// it) but may still be stale; check it against the providers with valid.
+func (c cursorCodec) decode(s string) (position, error) {
+	if len(s) > maxCursorText {
+		return position{}, fmt.Errorf("%w: too long", errBadCursor)
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return position{}, fmt.Errorf("%w: not base64url", errBadCursor)
+	}
+	if len(raw) < 1+macSize || raw[0] != cursorVersion {
+		return position{}, fmt.Errorf("%w: unknown format", errBadCursor)
+	}
+	msg, sum := raw[:len(raw)-macSize], raw[len(raw)-macSize:]
+	if !hmac.Equal(sum, c.mac(msg)) {
+		return position{}, fmt.Errorf("%w: signature mismatch", errBadCursor)
+	}
+	return parsePosition(msg[1:])
+}
+
+// parsePosition decodes the signed payload strictly and bounds its fields.
+func parsePosition(payload []byte) (position, error) {
+	var p position
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil || dec.More() {
+		return position{}, fmt.Errorf("%w: malformed payload", errBadCursor)
+	}
+	switch {
+	case p.Kind != kindResources && p.Kind != kindTemplates:
+		return position{}, fmt.Errorf("%w: unknown kind", errBadCursor)
+	case p.Index < 0, p.Offset < 0 || p.Offset > abi.MaxListItems, p.Pages < 0, p.Empty < 0:
+		return position{}, fmt.Errorf("%w: field out of range", errBadCursor)
+	case len(p.Cursor) > abi.MaxCursorLength:
+		return position{}, fmt.Errorf("%w: provider cursor too long", errBadCursor)
+	}
+	return p, nil
+}
+
+// valid checks an authentic position against the request kind and the
+// providers: a cursor of another list, or naming a provider that is no
+// longer at that index, is stale.
+func (p position) valid(kind string, mounts []*mount) error {
+	if p.Kind != kind {
+		return fmt.Errorf("%w: cursor belongs to another list", errBadCursor)
+	}
+	if p.Index >= len(mounts) || mounts[p.Index].name != p.Name {
+		return fmt.Errorf("%w: stale", errBadCursor)
+	}
+	return nil
+}

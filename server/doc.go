@@ -1,0 +1,33 @@
+// Package server is the MCP layer of mcp-wasm: it serves the resources of a
+// fixed set of providers to MCP clients over any go-sdk transport (stdio in
+// production), speaking every protocol revision on one connection — the
+// initialize-handshake revisions 2024-11-05, 2025-03-26, 2025-06-18 and
+// 2025-11-25, and the stateless 2026-07-28.
+//
+//	srv, err := server.New(server.NewConfig().WithProviders(p1, p2).WithLogger(log))
+//	if err != nil { ... }
+//	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+//
+// It owns what a client sees: the merged, paginated resources/list and
+// resources/templates/list (with an HMAC-signed cursor the host controls),
+// resources/read with URI validation and routing to the one provider that
+// owns a URI, completion/complete for resource templates, per-revision error
+// codes, and per-revision result shapes (resultType, ttlMs, cacheScope only
+// on 2026-07-28; title and icons only on the revisions that define them).
+// It is built on github.com/modelcontextprotocol/go-sdk; no go-sdk type
+// crosses its API.
+//
+// It refuses to do anything else. It declares only the resources and
+// completions capabilities, answers every other method (tools, prompts,
+// logging, resource subscriptions) with -32601, runs no provider code of
+// its own and knows nothing of WebAssembly: providers reach it through the
+// [Provider] interface, and cmd/mcp-wasm wires the runtime in.
+//
+// # Security
+//
+// Providers are untrusted. A URI is validated and normalized before any
+// provider sees it; a provider only ever receives URIs inside the URI space
+// it declared; a provider error reaches the client as a generic message
+// (details go to the log, tagged provider=NAME); a provider that fails,
+// hangs or loops is left out of a list page rather than failing it.
+package server

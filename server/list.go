@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+)
+
+// Loop protection for merged lists. A provider that hits one of these
+// bounds is left out of the rest of the listing, with a log line.
+const (
+	// maxCallsPerPage bounds the provider calls made for one client page.
+	maxCallsPerPage = 64
+	// maxEmptyPages bounds consecutive empty provider pages that still
+	// carry a nextCursor.
+	maxEmptyPages = 32
+	// maxProviderPages bounds the pages one provider may contribute to one
+	// listing (at most abi.MaxListItems items each).
+	maxProviderPages = 100_000
+)
+
+// lister describes one merged list (resources or templates).
+type lister[T any] struct {
+	op string // abi.OpList or abi.OpTemplates
+	// fetch calls the provider for one page under its own deadline and
+	// returns the items a client may see.
+	fetch func(ctx context.Context, m *mount, cursor string) ([]T, string, error)
+}
+
+// page collects one client page starting at pos. It returns the items and
+// the position of the next page, or nil at the end of the listing. Provider
+// failures never fail the page: the provider is skipped and logged.
+func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position) {
+	out := make([]T, 0, min(s.cfg.pageSize, 64))
+	for calls := 0; pos.Index < len(s.mounts) && len(out) < s.cfg.pageSize; calls++ {
+		if calls == maxCallsPerPage || ctx.Err() != nil {
+			return out, &pos
+		}
+		m := s.mounts[pos.Index]
+		if !m.has(l.op) {
+			pos = s.nextProvider(pos)
+			continue
+		}
+		items, next, err := l.fetch(ctx, m, pos.Cursor)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Warn("provider left out of the list", "op", l.op, "error", clip(err.Error()))
+			}
+			pos = s.nextProvider(pos)
+			continue
+		}
+		var full bool
+		out, pos, full = l.take(s, m, out, items, next, pos)
+		if full {
+			return out, &pos
+		}
+	}
+	if pos.Index >= len(s.mounts) {
+		return out, nil
+	}
+	return out, &pos
+}
+
+// take appends the items of one provider page from pos.Offset, up to the
+// page size, and advances pos. full reports that the page filled up inside
+// this provider page (pos then points into it).
+func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos position) ([]T, position, bool) {
+	if pos.Offset > len(items) {
+		pos.Offset = len(items) // the provider page shrank since the cursor was made
+	}
+	rest := items[pos.Offset:]
+	if need := s.cfg.pageSize - len(out); len(rest) > need {
+		pos.Offset += need
+		return append(out, rest[:need]...), pos, true
+	}
+	out = append(out, rest...)
+	switch {
+	case next == "":
+		return out, s.nextProvider(pos), false
+	case next == pos.Cursor:
+		m.log.Warn("provider returned the cursor it was given; skipping the rest of its list", "op", l.op)
+		return out, s.nextProvider(pos), false
+	case len(items) == 0 && pos.Empty+1 >= maxEmptyPages:
+		m.log.Warn("provider returned empty pages with a next cursor; skipping the rest of its list", "op", l.op)
+		return out, s.nextProvider(pos), false
+	case pos.Pages+1 >= maxProviderPages:
+		m.log.Warn("provider listed too many pages; skipping the rest of its list", "op", l.op)
+		return out, s.nextProvider(pos), false
+	}
+	if len(items) == 0 {
+		pos.Empty++
+	} else {
+		pos.Empty = 0
+	}
+	pos.Cursor, pos.Offset = next, 0
+	pos.Pages++
+	return out, pos, false
+}
+
+// nextProvider returns the start of the provider after pos.
+func (s *Server) nextProvider(pos position) position {
+	i := pos.Index + 1
+	p := position{Kind: pos.Kind, Index: i}
+	if i < len(s.mounts) {
+		p.Name = s.mounts[i].name
+	}
+	return p
+}
+
+// firstPosition is the start of a listing of kind.
+func (s *Server) firstPosition(kind string) position {
+	p := position{Kind: kind}
+	if len(s.mounts) > 0 {
+		p.Name = s.mounts[0].name
+	}
+	return p
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listResources serves resources/list: one merged page across providers.
+func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (mcp.Result, error) {
+	var cursor string
+	var meta map[string]any
+	if req.Params != nil {
+		cursor, meta = req.Params.Cursor, req.Params.Meta
+	}
+	rev := revisionOf(req, meta)
+	pos, err := s.startPosition(kindResources, cursor)
+	if err != nil {
+		return nil, err
+	}
+	l := lister[abi.Resource]{op: abi.OpList, fetch: s.fetchResources}
+	items, next := l.page(ctx, s, pos)
+	res := &listResourcesResult{
+		stateless:  newStateless(rev, s.listCache),
+		Resources:  make([]abi.Resource, len(items)),
+		NextCursor: s.nextCursor(next),
+	}
+	for i, r := range items {
+		res.Resources[i] = resourceFor(r, rev)
+	}
+	return res, nil
+}
+
+// listTemplates serves resources/templates/list: one merged page across
+// providers, holding only templates that parse and stay in their
+// provider's uri space.
+func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplatesRequest) (mcp.Result, error) {
+	var cursor string
+	var meta map[string]any
+	if req.Params != nil {
+		cursor, meta = req.Params.Cursor, req.Params.Meta
+	}
+	rev := revisionOf(req, meta)
+	pos, err := s.startPosition(kindTemplates, cursor)
+	if err != nil {
+		return nil, err
+	}
+	l := lister[abi.ResourceTemplate]{op: abi.OpTemplates, fetch: s.fetchTemplates}
+	items, next := l.page(ctx, s, pos)
+	res := &listTemplatesResult{
+		stateless:         newStateless(rev, s.listCache),
+		ResourceTemplates: make([]abi.ResourceTemplate, len(items)),
+		NextCursor:        s.nextCursor(next),
+	}
+	for i, t := range items {
+		res.ResourceTemplates[i] = templateFor(t, rev)
+	}
+	return res, nil
+}
+
+// startPosition decodes a client cursor ("" starts the listing).
+func (s *Server) startPosition(kind, cursor string) (position, error) {
+	if cursor == "" {
+		return s.firstPosition(kind), nil
+	}
+	pos, err := s.cursors.decode(cursor)
+	if err == nil {
+		err = pos.valid(kind, s.mounts)
+	}
+	if err != nil {
+		s.log.Debug("client cursor refused", "error", err)
+		return position{}, invalidParams("%v: list again without a cursor", err)
+	}
+	return pos, nil
+}
+
+func (s *Server) nextCursor(pos *position) string {
+	if pos == nil {
+		return ""
+	}
+	return s.cursors.encode(*pos)
+}
+
+// fetchResources calls one provider's list under its own deadline and keeps
+// the resources inside its uri space.
+func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) ([]abi.Resource, string, error) {
+	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
+		return m.p.List(ctx, cursor)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if res == nil || len(res.Resources) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
+		return nil, "", fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
+	}
+	out := make([]abi.Resource, 0, len(res.Resources))
+	for _, r := range res.Resources {
+		if m.space.OwnsString(r.URI) {
+			out = append(out, r)
+		}
+	}
+	if dropped := len(res.Resources) - len(out); dropped > 0 {
+		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", dropped)
+	}
+	return out, res.NextCursor, nil
+}
+
+// fetchTemplates calls one provider's templates under its own deadline and
+// keeps the templates that parse and stay inside its uri space.
+func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) ([]abi.ResourceTemplate, string, error) {
+	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
+		return m.p.Templates(ctx, cursor)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if res == nil || len(res.ResourceTemplates) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
+		return nil, "", fmt.Errorf("%w: templates page out of bounds", abi.ErrViolation)
+	}
+	out := make([]abi.ResourceTemplate, 0, len(res.ResourceTemplates))
+	for _, t := range res.ResourceTemplates {
+		if err := checkTemplate(t.URITemplate, m.space); err != nil {
+			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, res.NextCursor, nil
+}

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server serves the resources of a fixed set of providers over MCP. It is
+// safe for concurrent use and holds no per-request state.
+type Server struct {
+	// fixed at creation
+	cfg       Config
+	log       *slog.Logger
+	mounts    []*mount // sorted by name
+	cursors   cursorCodec
+	listCache abi.CacheHint
+	mcp       *mcp.Server
+}
+
+// New validates cfg, checks the providers (valid describe, distinct names,
+// disjoint uri spaces) and returns a Server ready to serve.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("configuring server: %w", err)
+	}
+	log := cfg.logger
+	if log == nil {
+		log = slog.Default()
+	}
+	mounts, err := mountAll(cfg.providers, log)
+	if err != nil {
+		return nil, err
+	}
+	key := cfg.cursorKey
+	if key == nil {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
+	}
+	s := &Server{cfg: cfg, log: log, mounts: mounts, cursors: cursorCodec{key: key}, listCache: listCacheHint(mounts)}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, &mcp.ServerOptions{
+		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
+		Instructions: cfg.instructions,
+		Capabilities: &mcp.ServerCapabilities{
+			Resources:   &mcp.ResourceCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		SupportedProtocolVersions: supportedRevisions,
+	})
+	s.mcp.AddReceivingMiddleware(s.dispatch)
+	return s, nil
+}
+
+// mountAll describes and validates every provider, sorts them by name and
+// refuses duplicate names and overlapping uri spaces.
+func mountAll(ps []Provider, log *slog.Logger) ([]*mount, error) {
+	mounts := make([]*mount, 0, len(ps))
+	for _, p := range ps {
+		d := p.Describe()
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: provider %q: %w: rebuild the provider against abi v%d", ErrInvalidDescribe, clip(d.Name), err, abi.Version)
+		}
+		mounts = append(mounts, newMount(p, d, log))
+	}
+	slices.SortFunc(mounts, func(a, b *mount) int { return cmp.Compare(a.name, b.name) })
+	for i := 1; i < len(mounts); i++ {
+		if mounts[i].name == mounts[i-1].name {
+			return nil, fmt.Errorf("%w: two providers are named %q: load only one of them", ErrDuplicateName, mounts[i].name)
+		}
+	}
+	for i, a := range mounts {
+		for _, b := range mounts[i+1:] {
+			if err := checkDisjoint(a, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return mounts, nil
+}
+
+func checkDisjoint(a, b *mount) error {
+	for _, ra := range a.space {
+		for _, rb := range b.space {
+			if ra.Overlaps(rb) {
+				return fmt.Errorf("%w: provider %q claims %s and provider %q claims %s: "+
+					"load only one of them, or configure them with disjoint uri spaces (another scheme, authority or path prefix)",
+					ErrOverlap, a.name, ra, b.name, rb)
+			}
+		}
+	}
+	return nil
+}
+
+// listCacheHint is the cache hint of every list page: never fresh (ttl 0),
+// private if any provider says its results are private. One scope for all
+// pages, as 2026-07-28 requires.
+func listCacheHint(mounts []*mount) abi.CacheHint {
+	for _, m := range mounts {
+		if m.cache != nil && m.cache.Scope == abi.ScopePrivate {
+			return abi.CacheHint{Scope: abi.ScopePrivate}
+		}
+	}
+	return abi.CacheHint{Scope: abi.ScopePublic}
+}
+
+// dispatch is the receiving middleware: it serves the resource methods
+// itself, lets go-sdk serve the lifecycle, and refuses everything else.
+func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ListResourcesRequest:
+			return s.listResources(ctx, r)
+		case *mcp.ListResourceTemplatesRequest:
+			return s.listTemplates(ctx, r)
+		case *mcp.ReadResourceRequest:
+			return s.readResource(ctx, r)
+		case *mcp.CompleteRequest:
+			return s.complete(ctx, r)
+		}
+		switch {
+		case method == "initialize", method == "ping", method == "server/discover",
+			method == "subscriptions/listen", strings.HasPrefix(method, "notifications/"):
+			return next(ctx, method, req)
+		}
+		return nil, methodNotFound(method)
+	}
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/server/servertest"
+	"github.com/stretchr/testify/require"
+)
+
+const stdioMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func readLine(id int, uri string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%q,%s}}`+"\n", id, uri, stdioMeta)
+}
+
+// slowProvider answers reads after delay, or hangs when delay is negative.
+func slowProvider(delay time.Duration) *servertest.Provider {
+	return servertest.New("slow", abi.URIRoot{Scheme: "slow"}).
+		AddText("slow:///a", "text/plain", "a").
+		WithIntercept(func(ctx context.Context, _, _ string) error {
+			if delay < 0 {
+				<-ctx.Done()
+				return fmt.Errorf("%w: %w", abi.ErrTimeout, ctx.Err())
+			}
+			select {
+			case <-time.After(delay):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+}
+
+// TestServer_ServeStdio_drainsAtEOF: calls written before EOF are all
+// answered, including slow and timed-out ones, then ServeStdio returns nil.
+func TestServer_ServeStdio_drainsAtEOF(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(slowProvider(100*time.Millisecond)).WithCallTimeout(time.Second))
+	in := strings.NewReader(readLine(1, "slow:///a") + readLine(2, "slow:///missing") + readLine(3, "slow:///a"))
+	var out strings.Builder
+	require.NoError(t, s.ServeStdio(t.Context(), in, &out))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3)
+	for _, id := range []string{`"id":1,"result"`, `"id":2,"error"`, `"id":3,"result"`} {
+		require.Contains(t, out.String(), id)
+	}
+}
+
+func TestServer_ServeStdio_drainBounded(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(slowProvider(-1)).WithCallTimeout(50*time.Millisecond))
+	var out strings.Builder
+	start := time.Now()
+	require.NoError(t, s.ServeStdio(t.Context(), strings.NewReader(readLine(1, "slow:///a")), &out))
+	require.Less(t, time.Since(start), 2*time.Second)
+	require.Contains(t, out.String(), `"code":-32603`)
+}
+
+// TestServer_ServeStdio_stopFinishesInFlight: cancelling ctx (a shutdown
+// signal) stops reading but still answers the call in flight.
+func TestServer_ServeStdio_stopFinishesInFlight(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(slowProvider(200*time.Millisecond)).WithCallTimeout(time.Second))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, inR, outW); _ = outW.Close() }()
+	_, err := inW.Write([]byte(readLine(1, "slow:///a")))
+	require.NoError(t, err)
+	time.Sleep(50 * time.Millisecond) // the read is now in flight
+	cancel()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, line, `"id":1,"result"`)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeStdio did not return after its context was cancelled")
+	}
+	_ = inW.Close()
+}
+
+// TestServer_ServeStdio_garbage: malformed framing ends the session with an
+// error, without a panic.
+func TestServer_ServeStdio_garbage(t *testing.T) {
+	s := newServer(t, NewConfig())
+	var out strings.Builder
+	err := s.ServeStdio(t.Context(), strings.NewReader("{not json\n"), &out)
+	require.ErrorContains(t, err, "serving stdio")
+}
+
+// TestServer_ServeStdio_noCodeZero: errors go-sdk builds from plain Go
+// errors (a call before initialize, a second initialize) get -32600, not 0.
+func TestServer_ServeStdio_noCodeZero(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(notesProvider()))
+	init := `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n"
+	in := `{"jsonrpc":"2.0","id":1,"method":"resources/list"}` + "\n" +
+		fmt.Sprintf(init, 2) + fmt.Sprintf(init, 3)
+	var out strings.Builder
+	require.NoError(t, s.ServeStdio(t.Context(), strings.NewReader(in), &out))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3)
+	require.Contains(t, lines[0], `"id":1,"error":{"code":-32600,`)
+	require.Contains(t, lines[1], `"id":2,"result"`)
+	require.Contains(t, lines[2], `"id":3,"error":{"code":-32600,`)
+}
