@@ -14,13 +14,14 @@ package main
 import (
 	"os"
 
+	"github.com/mcp-wasm/mcp-wasm/guests/files/filesprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 )
 
 // mount is the guest path the operator's directory is mounted at.
 const mount = "/data"
 
-func init() { mcpw.Register(newFiles(os.DirFS(mount), mount)) }
+func init() { mcpw.Register(filesprov.New(os.DirFS(mount), mount)) }
 
 // main is never run: the module is built as a reactor (-buildmode=c-shared).
 func main() {}

@@ -1,4 +1,8 @@
-package main
+// Package filesprov is the logic of the files provider (guests/files): the
+// regular files of one granted directory as read-only file:/// resources.
+// It is plain Go on io/fs, so it runs in the wasm guest, natively in
+// benchmarks, and in host tests against a temporary directory.
+package filesprov
 
 import (
 	"context"
@@ -95,3 +99,7 @@ func maxFileBytes(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// New returns the files provider serving the regular files of fsys, whose
+// root the guest sees at mount (the guest path of the operator's grant).
+func New(fsys fs.FS, mount string) mcpw.Provider { return newFiles(fsys, mount) }

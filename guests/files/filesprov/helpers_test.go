@@ -1,4 +1,4 @@
-package main
+package filesprov
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, root string, config map[string]string) *harness {
-	return &harness{t: t, p: newFiles(os.DirFS(root), mount), host: &mcpw.MapHost{Values: config}}
+	return &harness{t: t, p: newFiles(os.DirFS(root), testMount), host: &mcpw.MapHost{Values: config}}
 }
 
 func (h *harness) ctx() context.Context { return mcpw.WithHost(context.Background(), h.host) }
@@ -116,3 +116,7 @@ func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (c *countingFS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(c.FS, name) }
 
 func (c *countingFS) ReadLink(name string) (string, error) { return fs.ReadLink(c.FS, name) }
+
+// testMount is where the tests pretend the directory is mounted, as the
+// guest's main package does.
+const testMount = "/data"
