@@ -57,7 +57,7 @@ func TestNotesWasm(t *testing.T) {
 		_, err = p.Read(ctx, "notes:///no-such-note")
 		require.ErrorIs(t, err, abi.ErrNotFound)
 		_, err = p.Read(ctx, "notes://elsewhere/x")
-		require.ErrorIs(t, err, abi.ErrInvalidParams)
+		require.ErrorIs(t, err, abi.ErrBadInput, "a URI with an authority is outside notes' space")
 	})
 	t.Run("templates", func(t *testing.T) {
 		tpls, err := p.Templates(ctx, "")
