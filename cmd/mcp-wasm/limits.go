@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -67,5 +65,3 @@ func grantsFromFlags(dirs, configs []string) (runtime.Grants, error) {
 	}
 	return g, nil
 }
-
-func humanDuration(d time.Duration) string { return fmt.Sprint(d.Round(time.Microsecond)) }
