@@ -6,7 +6,7 @@ package benchprov
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
@@ -18,13 +18,24 @@ const Items = 100
 
 // Provider serves bench:///1k (1 KiB of text), bench:///1m (1 MiB of text)
 // and bench:///item/N for N < Items.
+//
+// Everything it serves is built once, in New: the point is to measure what
+// the SDK and the host add to a call, not the provider's own work.
 type Provider struct {
 	oneK, oneM string
+	page       []abi.Resource // the one list page
 }
 
 // New returns a bench provider.
 func New() *Provider {
-	return &Provider{oneK: strings.Repeat("abcdefghijklmno\n", 64), oneM: strings.Repeat("abcdefghijklmno\n", 64<<10)}
+	p := &Provider{oneK: strings.Repeat("abcdefghijklmno\n", 64), oneM: strings.Repeat("abcdefghijklmno\n", 64<<10)}
+	size := int64(len(p.oneK))
+	p.page = make([]abi.Resource, Items)
+	for i := range p.page {
+		n := strconv.Itoa(i)
+		p.page[i] = abi.Resource{URI: "bench:///item/" + n, Name: "item " + n, MIMEType: "text/plain", Size: &size}
+	}
+	return p
 }
 
 // Describe implements mcpw.Provider.
@@ -36,20 +47,13 @@ func (p *Provider) Describe() abi.Describe {
 	}
 }
 
-// List implements mcpw.Lister: one page of Items resources.
+// List implements mcpw.Lister: one page of Items resources. It returns the
+// same page every time, which is safe: mcpw never modifies a result.
 func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, error) {
 	if cursor != "" {
 		return nil, mcpw.InvalidParams("bench has one page")
 	}
-	out := &abi.ListResult{Resources: make([]abi.Resource, Items)}
-	size := int64(len(p.oneK))
-	for i := range out.Resources {
-		out.Resources[i] = abi.Resource{
-			URI: fmt.Sprintf("bench:///item/%d", i), Name: fmt.Sprintf("item %d", i),
-			MIMEType: "text/plain", Size: &size,
-		}
-	}
-	return out, nil
+	return &abi.ListResult{Resources: p.page}, nil
 }
 
 // Read implements mcpw.Reader.

@@ -1,8 +1,6 @@
 package mcpw
 
 import (
-	"encoding/base64"
-
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
@@ -14,6 +12,6 @@ func Text(uri, mimeType, s string) abi.Content {
 
 // Blob returns a binary content, base64-encoded as the ABI requires.
 func Blob(uri, mimeType string, b []byte) abi.Content {
-	s := base64.StdEncoding.EncodeToString(b)
+	s := encodeBase64(b)
 	return abi.Content{URI: uri, MIMEType: mimeType, Blob: &s}
 }

@@ -193,3 +193,49 @@ func TestImplemented(t *testing.T) {
 	require.Equal(t, []string{abi.OpList}, Implemented(listOnly{&fake{}}))
 	require.Equal(t, []string{}, Implemented(badName{}))
 }
+
+func TestDispatchDescribeMatchesEncodingJSON(t *testing.T) {
+	p := &fake{}
+	status, out := Dispatch(context.Background(), p, OpDescribe, []byte("{}"))
+	require.Equal(t, abi.StatusOK, status)
+	d, err := checkedDescribe(p)
+	require.NoError(t, err)
+	require.Equal(t, string(stdJSON(t, &d)), string(out))
+}
+
+// TestHandlerReusesBuffers runs one handler the way the wasm exports do:
+// the output appended to a caller's buffer, the input buffer overwritten
+// after each call.
+func TestHandlerReusesBuffers(t *testing.T) {
+	h := newHandler(&fake{})
+	ctx := context.Background()
+	in := []byte(`{"uri":"fake:///x"}`)
+	buf := []byte("kept")
+	for range 3 {
+		status, out := h.dispatch(ctx, opRead, abi.OpRead, in, buf)
+		require.Equal(t, abi.StatusOK, status)
+		require.Equal(t, "kept", string(out[:4]), "output is appended")
+		var r abi.ReadResult
+		require.NoError(t, abi.Decode(out[4:], &r))
+		require.Equal(t, "fake:///x", r.Contents[0].URI)
+		buf = out[:4]
+	}
+	status, out := h.dispatch(ctx, opRead, abi.OpRead, []byte(`{"uri":"other:x"}`), buf)
+	require.Equal(t, abi.StatusError, status)
+	require.Equal(t, "kept", string(out[:4]))
+	require.JSONEq(t, `{"code":"not_found","message":"no resource \"other:x\""}`, string(out[4:]))
+}
+
+// panicky panics in Describe.
+type panicky struct{ fake }
+
+func (*panicky) Describe() abi.Describe { panic("no describe today") }
+
+func TestDispatchDescribePanicSticks(t *testing.T) {
+	h := newHandler(&panicky{})
+	for i, want := range []string{"describe panicked: no describe today", "Describe panicked on an earlier call"} {
+		status, out := h.dispatch(context.Background(), opDescribe, OpDescribe, []byte("{}"), nil)
+		require.Equal(t, abi.StatusError, status, "call %d", i)
+		require.Contains(t, string(out), want)
+	}
+}

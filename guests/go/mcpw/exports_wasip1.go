@@ -7,10 +7,7 @@ package mcpw
 import (
 	"context"
 	"runtime"
-	"sync"
 	"unsafe"
-
-	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // The mcpw_v1 host imports. Pointers are offsets into this module's memory.
@@ -31,43 +28,61 @@ func configGet(keyPtr unsafe.Pointer, keyLen uint32, valPtr unsafe.Pointer, valC
 // exported; Describe().Operations tells the host which ones to call.
 
 //go:wasmexport mcpw_v1_describe
-func exportDescribe(inLen uint32) uint32 { return serve(OpDescribe, inLen) }
+func exportDescribe(inLen uint32) uint32 { return serve(opDescribe, inLen) }
 
 //go:wasmexport mcpw_v1_list
-func exportList(inLen uint32) uint32 { return serve(abi.OpList, inLen) }
+func exportList(inLen uint32) uint32 { return serve(opList, inLen) }
 
 //go:wasmexport mcpw_v1_templates
-func exportTemplates(inLen uint32) uint32 { return serve(abi.OpTemplates, inLen) }
+func exportTemplates(inLen uint32) uint32 { return serve(opTemplates, inLen) }
 
 //go:wasmexport mcpw_v1_read
-func exportRead(inLen uint32) uint32 { return serve(abi.OpRead, inLen) }
+func exportRead(inLen uint32) uint32 { return serve(opRead, inLen) }
 
 //go:wasmexport mcpw_v1_complete
-func exportComplete(inLen uint32) uint32 { return serve(abi.OpComplete, inLen) }
+func exportComplete(inLen uint32) uint32 { return serve(opComplete, inLen) }
 
 //go:wasmexport mcpw_v1_changes
-func exportChanges(inLen uint32) uint32 { return serve(abi.OpChanges, inLen) }
+func exportChanges(inLen uint32) uint32 { return serve(opChanges, inLen) }
+
+// keepBuffer is the largest input or output buffer kept for the next call;
+// a larger one (a 1 MiB read) is left to the garbage collector.
+const keepBuffer = 64 << 10
 
 var (
-	guestOnce    sync.Once
-	guestHandler *handler
+	guestHandler *handler // made on the first call, after init functions ran
+	// inBuf and outBuf are reused across calls: an allocation costs a
+	// guest microseconds, and garbage brings the collector sooner.
+	inBuf, outBuf []byte
 )
 
-// serve moves bytes: input in, Dispatch, output out.
-func serve(op string, inLen uint32) uint32 {
-	guestOnce.Do(func() { guestHandler = newHandler(current()) })
-	in := make([]byte, inLen)
+// serve moves bytes: input in, dispatch, output out with one output_write.
+func serve(op opCode, inLen uint32) uint32 {
+	if guestHandler == nil {
+		guestHandler = newHandler(current())
+	}
+	if uint32(cap(inBuf)) < inLen {
+		inBuf = make([]byte, inLen)
+	}
+	in := inBuf[:inLen]
 	if inLen > 0 {
 		n := inputRead(unsafe.Pointer(&in[0]), inLen)
 		in = in[:min(n, inLen)]
 	}
-	status, out := guestHandler.dispatch(context.Background(), op, in)
+	status, out := guestHandler.dispatch(context.Background(), op, opNames[op], in, outBuf[:0])
 	if len(out) > 0 {
 		// On -2 (over the output cap) the host fails the call; nothing to do.
 		outputWrite(unsafe.Pointer(&out[0]), uint32(len(out)))
 	}
 	runtime.KeepAlive(in)
 	runtime.KeepAlive(out)
+	if cap(in) > keepBuffer {
+		inBuf = nil
+	}
+	outBuf = out[:0]
+	if cap(out) > keepBuffer {
+		outBuf = nil
+	}
 	return status
 }
 

@@ -1,0 +1,53 @@
+package main_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/bench/benchprov"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// TestBenchWasm loads the real bench.wasm into the real runtime. Calls of
+// different sizes on one instance exercise the SDK's reused buffers, and an
+// input the host escapes exercises its encoding/json fallback.
+func TestBenchWasm(t *testing.T) {
+	ctx := t.Context()
+	rt, err := runtime.New(ctx, runtime.NewConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), runtime.NewProviderConfig().WithPoolSize(1))
+	require.NoError(t, err)
+	require.Equal(t, []string{abi.OpList, abi.OpRead}, p.Describe().Operations)
+
+	for _, tt := range []struct {
+		uri     string
+		wantLen int
+	}{
+		{"bench:///1k", 1 << 10},
+		{"bench:///1m", 1 << 20},
+		{"bench:///1k", 1 << 10},
+		{"bench:///item/<x>&\"y\"", 1 << 10}, // arrives escaped: \u003c, \u0026, \"
+	} {
+		res, err := p.Read(ctx, tt.uri)
+		require.NoError(t, err, tt.uri)
+		require.Equal(t, tt.uri, res.Contents[0].URI)
+		require.Len(t, *res.Contents[0].Text, tt.wantLen)
+		require.True(t, strings.HasSuffix(*res.Contents[0].Text, "abcdefghijklmno\n"))
+	}
+	_, err = p.Read(ctx, "bench:///nope")
+	require.ErrorIs(t, err, abi.ErrNotFound)
+
+	for range 2 {
+		page, err := p.List(ctx, "")
+		require.NoError(t, err)
+		require.Len(t, page.Resources, benchprov.Items)
+		require.Equal(t, "item 99", page.Resources[99].Name)
+	}
+	_, err = p.List(ctx, "p2")
+	require.ErrorIs(t, err, abi.ErrInvalidParams)
+}
