@@ -16,12 +16,16 @@ import (
 // instance from the pool, the guest call, then strict decoding and
 // validation. A fault discards the instance and counts toward quarantine.
 func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error) error {
+	if !p.calls.enter() {
+		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
+	}
+	defer p.calls.leave()
 	if ok, until := p.brk.allow(time.Now()); !ok {
 		return fmt.Errorf("%w: provider %q after repeated faults, until %s", abi.ErrQuarantined, p.name, until.Format(time.RFC3339))
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.cfg.timeout)
 	defer cancel()
-	admitted := false
+	admitted, waitStart := false, time.Now()
 	in, err := p.pool.acquire(cctx, func(ctx context.Context) error {
 		if err := p.rt.enter(ctx); err != nil {
 			return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
@@ -29,6 +33,7 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 		admitted = true
 		return nil
 	})
+	p.observeWait(waitStart)
 	if admitted {
 		defer p.rt.leave()
 	}
@@ -101,13 +106,13 @@ func (p *Provider) exchange(ctx context.Context, in *instance, op string, input 
 		}
 		return nil
 	case abi.StatusError:
-		return domainError(op, st.output)
+		return domainError(op, st.output, p.cfg.redact)
 	default:
 		return fmt.Errorf("%w: %s returned unknown status %d (want 0 or 1)", abi.ErrViolation, op, status)
 	}
 }
 
-func domainError(op string, output []byte) error {
+func domainError(op string, output []byte, redact func(string) string) error {
 	var e abi.Error
 	if err := abi.Decode(output, &e); err != nil {
 		return fmt.Errorf("%w: %s error output: %w", abi.ErrViolation, op, err)
@@ -119,11 +124,11 @@ func domainError(op string, output []byte) error {
 	if e.Message == "" {
 		return kind
 	}
-	return fmt.Errorf("%w: %s", kind, Sanitize(e.Message, 256))
+	return fmt.Errorf("%w: %s", kind, Sanitize(redact(e.Message), 256))
 }
 
 func (p *Provider) newState(input []byte) *callState {
-	return &callState{input: input, outLimit: p.cfg.outputLimit, config: p.cfg.grants.Config}
+	return &callState{input: input, outLimit: p.cfg.outputLimit, config: p.cfg.configValues}
 }
 
 var slogLevels = [...]slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError}
@@ -131,13 +136,13 @@ var slogLevels = [...]slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn
 // flushLogs writes a call's guest logs and stdio, sanitized, to the logger.
 func (p *Provider) flushLogs(ctx context.Context, op string, st *callState) {
 	for _, l := range st.logs {
-		p.log.Log(ctx, slogLevels[l.level], "guest: "+Sanitize(string(l.msg), maxLogMessage), "op", op)
+		p.log.Log(ctx, slogLevels[l.level], "guest: "+Sanitize(p.cfg.redact(string(l.msg)), maxLogMessage), "op", op)
 	}
 	if st.dropped > 0 {
 		p.log.Warn("guest log messages dropped", "op", op, "dropped", st.dropped, "limit", maxLogMessages)
 	}
 	if len(st.stdio) > 0 {
-		p.log.Info("guest stdout/stderr: "+Sanitize(string(st.stdio), maxStdio), "op", op)
+		p.log.Info("guest stdout/stderr: "+Sanitize(p.cfg.redact(string(st.stdio)), maxStdio), "op", op)
 	}
 }
 

@@ -18,6 +18,7 @@ type Config struct {
 	cacheDir       string
 	maxConcurrency int
 	logger         *slog.Logger
+	observer       Observer
 }
 
 // NewConfig returns the default host configuration: no disk cache, a global
@@ -66,18 +67,36 @@ const (
 	pageSize       = 64 << 10
 )
 
-// Grants are what the operator gives a provider. Nothing is granted by default.
+// Grants are what the operator gives a provider. Nothing is granted by
+// default, and nothing here ever comes from a provider or an MCP client.
+// See grants.go for the rules of each field.
 type Grants struct {
-	// Dirs are read-only directory mounts.
+	// Dirs are read-only mounts of directory trees or of single files.
 	Dirs []DirGrant
 	// Config values readable through config_get. Keys not here read as absent.
 	Config map[string]string
+	// Secrets are config values too (config_get reads them like Config) that
+	// are never logged, shown by inspect, or put in an error, and that are
+	// masked in what the guest logs. A key may not be in both maps.
+	Secrets map[string]string
+	// HTTP allows outbound requests through mcpw_v1.http_fetch. Its zero
+	// value grants nothing and the import is not linked.
+	HTTP HTTPGrant
+	// Clock gives the guest the real wall and monotonic clocks instead of
+	// the fake ones (2022-01-01, +1 ms per read).
+	Clock bool
+	// Random gives the guest crypto/rand instead of a deterministic source.
+	Random bool
 }
 
 // DirGrant mounts HostPath read-only at GuestPath inside the guest. An empty
 // GuestPath mounts it where the provider asks: the i-th directory grant with
 // no GuestPath goes to the i-th path of its describe's requests.filesystem.
 // Symlinks that leave HostPath are not followed.
+//
+// When HostPath is a regular file (or a symlink to one), the guest sees a
+// read-only directory at GuestPath holding that one file under its base
+// name, and nothing else (grant the file's directory to share a GuestPath).
 type DirGrant struct {
 	HostPath  string
 	GuestPath string
@@ -99,6 +118,8 @@ type ProviderConfig struct {
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
 	grants          Grants
+	configValues    map[string]string // grants.Config and grants.Secrets, for config_get
+	secretValues    []string          // grants.Secrets values, masked in guest text
 }
 
 // NewProviderConfig returns the defaults listed in each setter.
@@ -159,19 +180,15 @@ func (c ProviderConfig) WithQuarantine(faults int, base, maxBackoff time.Duratio
 }
 
 // WithGrants sets the operator's grants. Defaults to none.
-func (c ProviderConfig) WithGrants(g Grants) ProviderConfig { c.grants = g; return c }
+func (c ProviderConfig) WithGrants(g Grants) ProviderConfig {
+	c.grants = g.clone()
+	c.configValues = c.grants.configValues()
+	c.secretValues = c.grants.secretValues()
+	return c
+}
 
 // Grants returns a copy of the operator's grants.
-func (c ProviderConfig) Grants() Grants {
-	g := Grants{Dirs: append([]DirGrant(nil), c.grants.Dirs...)}
-	if c.grants.Config != nil {
-		g.Config = make(map[string]string, len(c.grants.Config))
-		for k, v := range c.grants.Config {
-			g.Config[k] = v
-		}
-	}
-	return g
-}
+func (c ProviderConfig) Grants() Grants { return c.grants.clone() }
 
 // Timeout returns the per-call deadline.
 func (c ProviderConfig) Timeout() time.Duration { return c.timeout }
@@ -222,5 +239,5 @@ func (g Grants) validate() error {
 			return fmt.Errorf("%w: config key %q: use 1-128 of [A-Za-z0-9_.-]", ErrConfig, k)
 		}
 	}
-	return nil
+	return g.validateMore()
 }

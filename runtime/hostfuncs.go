@@ -6,6 +6,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -29,6 +30,11 @@ type callState struct {
 	logs      []guestLog
 	dropped   int
 	stdio     []byte
+	fetched   []byte // the last http_fetch response, for http_read
+	fetches   int
+	// initializing marks the state of _initialize and start functions, where
+	// host imports trap: they exist only inside an operation call.
+	initializing bool
 }
 
 type guestLog struct {
@@ -62,8 +68,8 @@ func enter(ctx context.Context, name string) *callState {
 		panic(&hostFault{kind: abi.ErrTimeout, msg: name + ": call deadline passed"})
 	}
 	st, _ := ctx.Value(stateKey{}).(*callState)
-	if st == nil {
-		panic(violation("%s called outside an ABI call (during _initialize?)", name))
+	if st == nil || st.initializing {
+		panic(violation("%s called outside an operation call (during _initialize or a start function)", name))
 	}
 	return st
 }
@@ -129,8 +135,9 @@ func envAbort(_ context.Context, _ api.Module, stack []uint64) {
 	panic(&hostFault{kind: abi.ErrTrap, msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
 }
 
-// instantiateHostModules links mcpw_v1 and env.abort into r.
-func instantiateHostModules(ctx context.Context, r wazero.Runtime) error {
+// instantiateHostModules links mcpw_v1 and env.abort into r; http_fetch
+// and http_read only when eg is not nil (the operator granted http).
+func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress) error {
 	i32 := api.ValueTypeI32
 	b := r.NewHostModuleBuilder(abi.ImportModule)
 	def := func(name string, f api.GoModuleFunc, params, results int) {
@@ -148,7 +155,13 @@ func instantiateHostModules(ctx context.Context, r wazero.Runtime) error {
 	def(abi.ImportOutputWrite, outputWrite, 2, 1)
 	def(abi.ImportLog, logImport, 3, 0)
 	def(abi.ImportConfigGet, configGet, 4, 1)
-	if _, err := b.Instantiate(ctx); err != nil {
+	hctx := ctx
+	if eg != nil {
+		def(abi.ImportHTTPFetch, eg.httpFetch, 2, 1)
+		def(abi.ImportHTTPRead, httpRead, 2, 1)
+		hctx = experimental.WithCloseNotifier(ctx, experimental.CloseNotifyFunc(func(context.Context, uint32) { eg.close() }))
+	}
+	if _, err := b.Instantiate(hctx); err != nil {
 		return fmt.Errorf("instantiate host module: %w", err)
 	}
 	_, err := r.NewHostModuleBuilder("env").NewFunctionBuilder().

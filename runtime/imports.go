@@ -52,7 +52,12 @@ var abiImports = map[string]hostImport{
 	abi.ImportOutputWrite: {2, 1},
 	abi.ImportLog:         {3, 0},
 	abi.ImportConfigGet:   {4, 1},
+	abi.ImportHTTPFetch:   {2, 1},
+	abi.ImportHTTPRead:    {2, 1},
 }
+
+// httpImports are linked only for providers granted outbound HTTP.
+var httpImports = map[string]bool{abi.ImportHTTPFetch: true, abi.ImportHTTPRead: true}
 
 // checkImports rejects, before instantiation, every import the host will not
 // link for this provider, naming it and the fix.
@@ -75,6 +80,9 @@ func checkImport(mod, name string, f api.FunctionDefinition, g Grants) error {
 		}
 		if !allI32(f.ParamTypes(), want.params) || !allI32(f.ResultTypes(), want.results) {
 			return fmt.Errorf("%w: %s.%s has the wrong signature: see abi/ABI.md", ErrForbiddenImport, mod, name)
+		}
+		if httpImports[name] && !g.HTTP.Granted() {
+			return fmt.Errorf("%w: %s.%s needs outbound HTTP but the operator granted none: grant the URL prefixes it may reach (--allow-http PREFIX) or remove the network use", ErrForbiddenImport, mod, name)
 		}
 	case strings.HasPrefix(mod, "mcpw_v"):
 		return fmt.Errorf("%w: module imports %s, host supports %s: rebuild it against ABI v%d", ErrABIVersion, quote(mod), abi.ImportModule, abi.Version)

@@ -12,7 +12,8 @@ import (
 
 // Report is what Inspect learns about a module: the static facts (imports,
 // exports, ABI version) even when the module is rejected, and the
-// provider's description when it loads.
+// provider's description when it loads, or when it was refused only for
+// want of a grant (read then with stand-in grants that reach nothing).
 type Report struct {
 	Size       int           `json:"size"`
 	ABIVersion int           `json:"abiVersion"` // 0 when no mcpw_vN names were found
@@ -21,6 +22,8 @@ type Report struct {
 	Describe   *abi.Describe `json:"describe,omitempty"`
 	Valid      bool          `json:"valid"`
 	Problems   []string      `json:"problems,omitempty"`
+	// Grants lines up what the module requests with what was granted.
+	Grants []GrantLine `json:"grants,omitempty"`
 }
 
 // ImportInfo is one import and the host's verdict on it.
@@ -28,7 +31,7 @@ type ImportInfo struct {
 	Module  string `json:"module"`
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
-	Verdict string `json:"verdict"` // "linked", "needs a directory grant", "forbidden"
+	Verdict string `json:"verdict"` // "linked", "linked (directory granted)", "needs a directory grant", "linked (http granted)", "needs an http grant", "forbidden"
 }
 
 // Inspect analyses wasm and tries to load it with cfg. It never returns an
@@ -45,7 +48,7 @@ func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg Pro
 		return rep
 	}
 	for _, im := range imports {
-		rep.Imports = append(rep.Imports, ImportInfo{Module: im.module, Name: im.name, Kind: im.kindName(), Verdict: importVerdict(im)})
+		rep.Imports = append(rep.Imports, ImportInfo{Module: im.module, Name: im.name, Kind: im.kindName(), Verdict: importVerdict(im, cfg.grants)})
 		if v := versionOf(im.module); v > 0 {
 			rep.ABIVersion = v
 		}
@@ -57,7 +60,12 @@ func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg Pro
 		rep.Describe, rep.Valid, rep.ABIVersion = &d, true, abi.Version
 	} else {
 		rep.Problems = append(rep.Problems, err.Error())
+		if errors.Is(err, ErrForbiddenImport) {
+			// Show what it requests anyway, so the operator knows what to grant.
+			rep.Describe, _ = r.describeWithStandIns(ctx, hint, wasm, cfg)
+		}
 	}
+	rep.Grants = GrantReport(rep.Describe, cfg.grants)
 	if names, err := r.exportNames(ctx, wasm, cfg); err == nil {
 		rep.Exports = names
 		for _, n := range names {
@@ -70,19 +78,26 @@ func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg Pro
 	return rep
 }
 
-func importVerdict(im wasmImport) string {
+func importVerdict(im wasmImport, g Grants) string {
 	switch {
 	case im.kind != 0:
 		return "forbidden"
 	case im.module == abi.ImportModule:
-		if _, ok := abiImports[im.name]; ok {
-			return "linked"
+		switch _, ok := abiImports[im.name]; {
+		case !ok:
+			return "forbidden"
+		case httpImports[im.name] && g.HTTP.Granted():
+			return "linked (http granted)"
+		case httpImports[im.name]:
+			return "needs an http grant"
 		}
-		return "forbidden"
+		return "linked"
 	case im.module == wasiModule:
 		switch class, ok := wasiImports[im.name]; {
 		case !ok:
 			return "forbidden"
+		case class == classFilesystem && len(g.Dirs) > 0:
+			return "linked (directory granted)"
 		case class == classFilesystem:
 			return "needs a directory grant"
 		}

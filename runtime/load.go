@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,14 +136,14 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.wr); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
 	}
-	if err := instantiateHostModules(ctx, p.wr); err != nil {
+	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {
 		return fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	if err := p.rt.enter(ctx); err != nil {
 		return fmt.Errorf("%w: waiting for a global slot: %w", ErrInit, err)
 	}
 	defer p.rt.leave()
-	p.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize)
+	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
 	first, err := p.newInstance(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate: %w", ErrInit, err)
@@ -196,8 +197,9 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 	return nil
 }
 
-// mounts opens each granted directory as an os.Root, which refuses paths
-// and symlinks that leave it, and mounts it read-only.
+// mounts opens each granted directory (or single file, see openGrant) as
+// an os.Root, which refuses paths and symlinks that leave it, and mounts it
+// read-only.
 func (p *Provider) mounts() (wazero.FSConfig, error) {
 	fsCfg := wazero.NewFSConfig()
 	var requested []abi.FSRequest
@@ -212,12 +214,12 @@ func (p *Provider) mounts() (wazero.FSConfig, error) {
 			}
 			guest = requested[i].Path
 		}
-		root, err := os.OpenRoot(g.HostPath)
+		fsys, root, err := openGrant(g.HostPath)
 		if err != nil {
-			return nil, fmt.Errorf("%w: open granted directory: %w", ErrConfig, err)
+			return nil, err
 		}
 		p.roots = append(p.roots, root)
-		fsCfg = fsCfg.WithFSMount(root.FS(), guest)
+		fsCfg = fsCfg.WithFSMount(fsys, guest)
 	}
 	return fsCfg, nil
 }
@@ -228,6 +230,7 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	ictx, cancel := context.WithTimeout(ctx, p.cfg.initTimeout)
 	defer cancel()
 	st := p.newState(nil)
+	st.initializing = true
 	start := time.Now()
 	in, err := newInstance(ictx, p.wr, p.compiled, p.modCfg, st)
 	p.flushLogs(ctx, "initialize", st)

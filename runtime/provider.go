@@ -34,6 +34,7 @@ type Provider struct {
 	brk      *breaker
 	roots    []*os.Root
 	closed   atomic.Bool
+	calls    gate
 	stats    counters
 }
 
@@ -76,9 +77,20 @@ func (p *Provider) Stats() Stats {
 
 // Close closes idle instances and the provider's wazero runtime; calls in
 // flight fail with abi.ErrClosed or finish first.
+//
+// Close waits for calls in flight to return (each is bounded by its
+// deadline) until ctx is done or twice the call timeout has passed, whichever
+// comes first; only then does it close the instances under them.
 func (p *Provider) Close(ctx context.Context) error {
 	if p.closed.Swap(true) {
 		return nil
+	}
+	wait, cancel := context.WithTimeout(ctx, 2*p.cfg.timeout)
+	defer cancel()
+	select {
+	case <-p.calls.close():
+	case <-wait.Done():
+		p.log.Warn("closing provider with calls still in flight", "waited", 2*p.cfg.timeout)
 	}
 	p.pool.close(ctx)
 	p.closeAll(ctx)
@@ -154,7 +166,8 @@ func (p *Provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.Ch
 func (p *Provider) Supports(op string) bool { return p.ops[op] }
 
 // run encodes the input and performs one guarded call of op.
-func (p *Provider) run(ctx context.Context, op string, in any, out any, validate func() error) error {
+func (p *Provider) run(ctx context.Context, op string, in any, out any, validate func() error) (err error) {
+	defer p.observe(op, time.Now(), &err)
 	if p.closed.Load() {
 		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
 	}

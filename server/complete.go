@@ -27,7 +27,9 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Re
 	if p.Ref.Type != refResource {
 		return noValues(), nil
 	}
-	m := s.templateOwner(p.Ref.URI)
+	set := s.acquire()
+	defer set.release()
+	m := set.templateOwner(p.Ref.URI)
 	if m == nil || !m.has(abi.OpComplete) {
 		return noValues(), nil
 	}
@@ -76,8 +78,8 @@ func checkComplete(p *mcp.CompleteParams) error {
 
 // templateOwner returns the provider whose uri space holds every expansion
 // of tmpl (a template or a plain uri), or nil.
-func (s *Server) templateOwner(tmpl string) *mount {
-	for _, m := range s.mounts {
+func (ps *providerSet) templateOwner(tmpl string) *mount {
+	for _, m := range ps.mounts {
 		if checkTemplate(tmpl, m.space) == nil {
 			return m
 		}

@@ -33,6 +33,10 @@ type Config struct {
 	version      string
 	instructions string
 	cursorKey    []byte
+	maxSubs      int           // live.go
+	notifyDelay  time.Duration // live.go
+	auditLogger  *slog.Logger
+	observer     Observer // observer.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -42,6 +46,8 @@ func NewConfig() Config {
 	return Config{
 		pageSize:    DefaultPageSize,
 		callTimeout: DefaultCallTimeout,
+		maxSubs:     DefaultMaxSubscriptions,
+		notifyDelay: DefaultNotifyDelay,
 		name:        "mcp-wasm",
 		version:     "dev",
 	}
@@ -99,6 +105,14 @@ func (c Config) WithCursorKey(key []byte) Config {
 	return c
 }
 
+// WithAuditLogger sets the logger of the audit log: one line, with the
+// attribute audit=true, per resource access and per refused request.
+// Defaults to the logger set with WithLogger.
+func (c Config) WithAuditLogger(l *slog.Logger) Config {
+	c.auditLogger = l
+	return c
+}
+
 func (c Config) validate() error {
 	if c.pageSize < 1 || c.pageSize > MaxPageSize {
 		return fmt.Errorf("page size %d out of range: use 1 to %d", c.pageSize, MaxPageSize)
@@ -117,5 +131,5 @@ func (c Config) validate() error {
 			return fmt.Errorf("provider %d is nil", i)
 		}
 	}
-	return nil
+	return c.validateLive()
 }

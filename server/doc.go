@@ -19,9 +19,37 @@
 //
 // It refuses to do anything else. It declares only the resources and
 // completions capabilities, answers every other method (tools, prompts,
-// logging, resource subscriptions) with -32601, runs no provider code of
-// its own and knows nothing of WebAssembly: providers reach it through the
-// [Provider] interface, and cmd/mcp-wasm wires the runtime in.
+// logging) with -32601, runs no provider code of its own and knows nothing
+// of WebAssembly: providers reach it through the [Provider] interface, and
+// cmd/mcp-wasm wires the runtime in.
+//
+// # Live resources
+//
+// Resources may change: the server declares resources.subscribe and
+// resources.listChanged, serves resources/subscribe and
+// resources/unsubscribe on the handshake revisions and subscriptions/listen
+// on 2026-07-28, and turns the changes the composition root reports
+// ([Server.ResourcesUpdated], [Server.ResourceListChanged]) into
+// notifications/resources/updated and notifications/resources/list_changed:
+// after a short delay that coalesces bursts, only for URIs the reporting
+// provider owns, only to the sessions and listens that asked, tagged with
+// the listen's subscription id, never before its acknowledgement. A session
+// holds at most Config.WithMaxSubscriptions subscriptions and open listens.
+// [Server.Interested] tells the change feeds whether anyone would hear.
+//
+// # HTTP
+//
+// [Server.ServeStreamable] serves the same server over Streamable HTTP at
+// /mcp, every revision on one endpoint: 2026-07-28 requests statelessly,
+// older ones in Mcp-Session-Id sessions with a GET stream for
+// notifications (go-sdk's two handlers behind one router). Around it:
+// Host and Origin allowlists, a body limit, a per-client rate limit, a cap
+// on sessions, bearer-token or OAuth 2.1 (JWT) authentication, SSE
+// keep-alives, /healthz and /readyz, and a graceful shutdown. It refuses
+// requests whose Host or Origin is not allowed, bodies over the limit,
+// clients over their rate, and tokens it cannot verify, before any MCP
+// handling. Every resource access and every refusal is written to the
+// audit log (Config.WithAuditLogger).
 //
 // # Security
 //

@@ -19,7 +19,8 @@ const (
 
 // lister describes one merged list (resources or templates).
 type lister[T any] struct {
-	op string // abi.OpList or abi.OpTemplates
+	op     string   // abi.OpList or abi.OpTemplates
+	mounts []*mount // the providers of this request, sorted by name
 	// fetch calls the provider for one page under its own deadline and
 	// returns the items a client may see.
 	fetch func(ctx context.Context, m *mount, cursor string) ([]T, string, error)
@@ -30,13 +31,13 @@ type lister[T any] struct {
 // failures never fail the page: the provider is skipped and logged.
 func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position) {
 	out := make([]T, 0, min(s.cfg.pageSize, 64))
-	for calls := 0; pos.Index < len(s.mounts) && len(out) < s.cfg.pageSize; calls++ {
+	for calls := 0; pos.Index < len(l.mounts) && len(out) < s.cfg.pageSize; calls++ {
 		if calls == maxCallsPerPage || ctx.Err() != nil {
 			return out, &pos
 		}
-		m := s.mounts[pos.Index]
+		m := l.mounts[pos.Index]
 		if !m.has(l.op) {
-			pos = s.nextProvider(pos)
+			pos = l.nextProvider(pos)
 			continue
 		}
 		items, next, err := l.fetch(ctx, m, pos.Cursor)
@@ -44,7 +45,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 			if ctx.Err() == nil {
 				m.log.Warn("provider left out of the list", "op", l.op, "error", clip(err.Error()))
 			}
-			pos = s.nextProvider(pos)
+			pos = l.nextProvider(pos)
 			continue
 		}
 		var full bool
@@ -53,7 +54,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 			return out, &pos
 		}
 	}
-	if pos.Index >= len(s.mounts) {
+	if pos.Index >= len(l.mounts) {
 		return out, nil
 	}
 	return out, &pos
@@ -74,16 +75,16 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 	out = append(out, rest...)
 	switch {
 	case next == "":
-		return out, s.nextProvider(pos), false
+		return out, l.nextProvider(pos), false
 	case next == pos.Cursor:
 		m.log.Warn("provider returned the cursor it was given; skipping the rest of its list", "op", l.op)
-		return out, s.nextProvider(pos), false
+		return out, l.nextProvider(pos), false
 	case len(items) == 0 && pos.Empty+1 >= maxEmptyPages:
 		m.log.Warn("provider returned empty pages with a next cursor; skipping the rest of its list", "op", l.op)
-		return out, s.nextProvider(pos), false
+		return out, l.nextProvider(pos), false
 	case pos.Pages+1 >= maxProviderPages:
 		m.log.Warn("provider listed too many pages; skipping the rest of its list", "op", l.op)
-		return out, s.nextProvider(pos), false
+		return out, l.nextProvider(pos), false
 	}
 	if len(items) == 0 {
 		pos.Empty++
@@ -96,20 +97,20 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 }
 
 // nextProvider returns the start of the provider after pos.
-func (s *Server) nextProvider(pos position) position {
+func (l lister[T]) nextProvider(pos position) position {
 	i := pos.Index + 1
 	p := position{Kind: pos.Kind, Index: i}
-	if i < len(s.mounts) {
-		p.Name = s.mounts[i].name
+	if i < len(l.mounts) {
+		p.Name = l.mounts[i].name
 	}
 	return p
 }
 
-// firstPosition is the start of a listing of kind.
-func (s *Server) firstPosition(kind string) position {
+// firstPosition is the start of a listing of kind over mounts.
+func firstPosition(mounts []*mount, kind string) position {
 	p := position{Kind: kind}
-	if len(s.mounts) > 0 {
-		p.Name = s.mounts[0].name
+	if len(mounts) > 0 {
+		p.Name = mounts[0].name
 	}
 	return p
 }

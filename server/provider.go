@@ -28,7 +28,7 @@ import (
 // context carrying its own deadline.
 type Provider interface {
 	// Describe returns the provider's validated describe payload. It is
-	// called once, by New.
+	// called once, by New or SetProviders.
 	Describe() abi.Describe
 	List(ctx context.Context, cursor string) (*abi.ListResult, error)
 	Templates(ctx context.Context, cursor string) (*abi.TemplatesResult, error)

@@ -26,7 +26,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		s.log.Debug("read refused", "reason", err)
 		return nil, invalidParams("%v", err)
 	}
-	m := s.owner(u)
+	set := s.acquire()
+	defer set.release()
+	m := set.owner(u)
 	if m == nil || !m.has(abi.OpRead) {
 		return nil, notFound(rev, raw)
 	}
@@ -51,10 +53,10 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	return &readResult{stateless: newStateless(rev, s.readCache(m, res)), Contents: out}, nil
 }
 
-// owner returns the provider whose uri space owns u, or nil. New refuses
-// overlapping spaces, so there is at most one.
-func (s *Server) owner(u *url.URL) *mount {
-	for _, m := range s.mounts {
+// owner returns the provider whose uri space owns u, or nil. New and
+// SetProviders refuse overlapping spaces, so there is at most one.
+func (ps *providerSet) owner(u *url.URL) *mount {
+	for _, m := range ps.mounts {
 		if m.space.Owns(u) {
 			return m
 		}

@@ -16,14 +16,16 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
 	rev := revisionOf(req, meta)
-	pos, err := s.startPosition(kindResources, cursor)
+	set := s.acquire()
+	defer set.release()
+	pos, err := s.startPosition(set.mounts, kindResources, cursor)
 	if err != nil {
 		return nil, err
 	}
-	l := lister[abi.Resource]{op: abi.OpList, fetch: s.fetchResources}
+	l := lister[abi.Resource]{op: abi.OpList, mounts: set.mounts, fetch: s.fetchResources}
 	items, next := l.page(ctx, s, pos)
 	res := &listResourcesResult{
-		stateless:  newStateless(rev, s.listCache),
+		stateless:  newStateless(rev, set.listCache),
 		Resources:  make([]abi.Resource, len(items)),
 		NextCursor: s.nextCursor(next),
 	}
@@ -43,14 +45,16 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
 	rev := revisionOf(req, meta)
-	pos, err := s.startPosition(kindTemplates, cursor)
+	set := s.acquire()
+	defer set.release()
+	pos, err := s.startPosition(set.mounts, kindTemplates, cursor)
 	if err != nil {
 		return nil, err
 	}
-	l := lister[abi.ResourceTemplate]{op: abi.OpTemplates, fetch: s.fetchTemplates}
+	l := lister[abi.ResourceTemplate]{op: abi.OpTemplates, mounts: set.mounts, fetch: s.fetchTemplates}
 	items, next := l.page(ctx, s, pos)
 	res := &listTemplatesResult{
-		stateless:         newStateless(rev, s.listCache),
+		stateless:         newStateless(rev, set.listCache),
 		ResourceTemplates: make([]abi.ResourceTemplate, len(items)),
 		NextCursor:        s.nextCursor(next),
 	}
@@ -60,14 +64,15 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 	return res, nil
 }
 
-// startPosition decodes a client cursor ("" starts the listing).
-func (s *Server) startPosition(kind, cursor string) (position, error) {
+// startPosition decodes a client cursor ("" starts the listing) against
+// the providers of this request.
+func (s *Server) startPosition(mounts []*mount, kind, cursor string) (position, error) {
 	if cursor == "" {
-		return s.firstPosition(kind), nil
+		return firstPosition(mounts, kind), nil
 	}
 	pos, err := s.cursors.decode(cursor)
 	if err == nil {
-		err = pos.valid(kind, s.mounts)
+		err = pos.valid(kind, mounts)
 	}
 	if err != nil {
 		s.log.Debug("client cursor refused", "error", err)

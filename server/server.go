@@ -8,21 +8,27 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Server serves the resources of a fixed set of providers over MCP. It is
-// safe for concurrent use and holds no per-request state.
+// Server serves the resources of a set of providers over MCP. It is safe
+// for concurrent use and holds no per-request state. SetProviders replaces
+// the set atomically (server/reload.go).
 type Server struct {
 	// fixed at creation
-	cfg       Config
-	log       *slog.Logger
-	mounts    []*mount // sorted by name
-	cursors   cursorCodec
-	listCache abi.CacheHint
-	mcp       *mcp.Server
+	cfg      Config
+	log      *slog.Logger
+	auditLog *slog.Logger // audit lines, audit.go
+	cursors  cursorCodec
+	mcp      *mcp.Server
+	subs     *subscriptions // what clients asked to hear about, subscriptions.go
+	notify   *notifier      // coalesced change notifications, notify.go
+
+	setMu sync.RWMutex
+	set   *providerSet // the current providers; requests take it with acquire
 }
 
 // New validates cfg, checks the providers (valid describe, distinct names,
@@ -44,17 +50,24 @@ func New(cfg Config) (*Server, error) {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
-	s := &Server{cfg: cfg, log: log, mounts: mounts, cursors: cursorCodec{key: key}, listCache: listCacheHint(mounts)}
+	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(mounts)}
+	s.subs, s.notify = newSubscriptions(cfg.maxSubs), newNotifier(cfg.notifyDelay, s.deliver)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
 		Instructions: cfg.instructions,
 		Capabilities: &mcp.ServerCapabilities{
-			Resources:   &mcp.ResourceCapabilities{},
+			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
 		},
+		SubscribeHandler:          s.subscribeHandler,
+		UnsubscribeHandler:        s.unsubscribeHandler,
 		SupportedProtocolVersions: supportedRevisions,
 	})
 	s.mcp.AddReceivingMiddleware(s.dispatch)
+	s.addObserver() // before initLive: its sending middleware must be innermost
+	s.initLive()
+	s.mcp.AddReceivingMiddleware(s.audited) // added last, runs first
+	s.auditLog = cmp.Or(cfg.auditLogger, log).With("audit", true)
 	return s, nil
 }
 
@@ -126,8 +139,10 @@ func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch {
 		case method == "initialize", method == "ping", method == "server/discover",
-			method == "subscriptions/listen", strings.HasPrefix(method, "notifications/"):
+			method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
 			return next(ctx, method, req)
+		case method == methodListen:
+			return s.listen(ctx, next, method, req)
 		}
 		return nil, methodNotFound(method)
 	}

@@ -103,7 +103,9 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.drain(ctx)
 		return nil, err
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+	// A subscriptions/listen lasts until the session ends: it is not a call
+	// to wait for, and go-sdk ends it when input ends.
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != methodListen {
 		c.mu.Lock()
 		c.pending[req.ID] = true
 		c.mu.Unlock()

@@ -70,10 +70,11 @@ func prefixInRoot(lit string, r abi.URIRoot) bool {
 		end := strings.IndexAny(rest[2:], "/?#")
 		if end < 0 {
 			// The authority is not finished: an expression can extend it.
-			return r.Authority == "" && r.PathPrefix == ""
+			return (r.Authority == "" || r.Authority == abi.AnyAuthority) && r.PathPrefix == ""
 		}
 		auth := rest[2 : 2+end]
-		if r.Authority != "" && (!strings.EqualFold(auth, r.Authority) || strings.Contains(auth, "@")) {
+		named := r.Authority != "" && r.Authority != abi.AnyAuthority
+		if named && (!strings.EqualFold(auth, r.Authority) || strings.Contains(auth, "@")) {
 			return false
 		}
 		path = rest[2+end:]

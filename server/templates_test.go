@@ -13,6 +13,8 @@ func Test_checkTemplate(t *testing.T) {
 	auth := abi.URISpace{{Scheme: "https", Authority: "api.example.com"}}
 	prefix := abi.URISpace{{Scheme: "file", PathPrefix: "/srv/data"}}
 	slash := abi.URISpace{{Scheme: "file", PathPrefix: "/srv/"}}
+	anyAuth := abi.URISpace{{Scheme: "test", Authority: abi.AnyAuthority}}
+	anyAuthPrefix := abi.URISpace{{Scheme: "s3", Authority: abi.AnyAuthority, PathPrefix: "/pub/"}}
 	tests := []struct {
 		name    string
 		tmpl    string
@@ -39,6 +41,12 @@ func Test_checkTemplate(t *testing.T) {
 		{"slash prefix run on", "file:///srv/x{id}", slash, nil},
 		{"no authority root, a host", "file://host/srv/{id}", slash, errTemplateForeign},
 		{"no authority root, open host", "file://{host}/srv/{id}", slash, errTemplateForeign},
+		{"any authority, fixed", "test://template/{id}/data", anyAuth, nil},
+		{"any authority, open", "test://{bucket}/data", anyAuth, nil},
+		{"any authority, prefix below", "s3://bucket/pub/{key}", anyAuthPrefix, nil},
+		{"any authority, prefix above", "s3://bucket/{key}", anyAuthPrefix, errTemplateForeign},
+		{"any authority, open with prefix", "s3://{bucket}/pub/{key}", anyAuthPrefix, errTemplateForeign},
+		{"any authority, other scheme", "file://x/{id}", anyAuth, errTemplateForeign},
 		{"bad syntax", "notes:///{id", scheme, errTemplateSyntax},
 		{"bad operator", "notes:///{@id}", scheme, errTemplateSyntax},
 	}

@@ -57,7 +57,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Commands:             []*cli.Command{inspectCommand(), callCommand(), serveCommand()},
+		Commands:             []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()},
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
 }
@@ -94,8 +94,12 @@ func newLogger(c *cli.Context) (*slog.Logger, error) {
 }
 
 // newRuntime builds the host runtime from the global flags.
-func newRuntime(c *cli.Context, log *slog.Logger) (*runtime.Runtime, error) {
-	rt, err := runtime.New(c.Context, runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log))
+func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
+	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)
+	for _, o := range observer { // serve's metrics
+		cfg = cfg.WithObserver(o)
+	}
+	rt, err := runtime.New(c.Context, cfg)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}

@@ -73,7 +73,7 @@ func TestCall_Errors(t *testing.T) {
 		{"missing arg", []string{"call", fixture("wat", "minimal.wasm"), "read"}, 2, "read takes 1"},
 		{"no module", []string{"call", "/nonexistent.wasm", "list"}, 1, "no such file"},
 		{"bad memory", []string{"call", "--memory", "lots", fixture("wat", "minimal.wasm"), "list"}, 2, "--memory"},
-		{"bad config", []string{"call", "--config", "novalue", fixture("wat", "minimal.wasm"), "list"}, 2, "KEY=VALUE"},
+		{"bad config", []string{"call", "--config-value", "novalue", fixture("wat", "minimal.wasm"), "list"}, 2, "KEY=VALUE"},
 		{"garbage", []string{"call", fixture("hostile", "garbage.wasm"), "list"}, 1, "not WebAssembly"},
 	}
 	for _, tc := range tests {

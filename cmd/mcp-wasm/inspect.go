@@ -96,6 +96,7 @@ func printReport(w io.Writer, path string, rep runtime.Report, cfg runtime.Provi
 	if d := rep.Describe; d != nil {
 		printDescribe(row, d)
 	}
+	printGrants(row, rep.Grants)
 	for i, im := range rep.Imports {
 		k := ""
 		if i == 0 {

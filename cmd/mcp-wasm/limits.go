@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,15 +12,15 @@ import (
 
 // limitFlags are the per-provider limits shared by call and serve.
 func limitFlags() []cli.Flag {
-	return append(commonFlags(),
+	return append(append(commonFlags(), grantFlags()...),
 		&cli.DurationFlag{Name: "timeout", Value: runtime.DefaultTimeout, Usage: "deadline of each provider call"},
 		&cli.StringFlag{Name: "memory", Value: "64MiB", Usage: "linear memory cap per instance"},
 		&cli.StringFlag{Name: "max-output", Value: "4MiB", Usage: "output cap per call"},
 		&cli.StringFlag{Name: "max-module-size", Value: "32MiB", Usage: "largest .wasm accepted"},
 		&cli.IntFlag{Name: "pool-size", Value: runtime.DefaultPoolSize, Usage: "instances per provider (= concurrent calls)"},
 		&cli.IntFlag{Name: "recycle-after", Value: 0, Usage: "replace an instance after N calls (0: never)"},
-		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `DIR`, mounted where the provider asks (repeatable)"},
-		&cli.StringSliceFlag{Name: "config", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
+		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `PATH`, a directory tree or a single file, mounted where the provider asks (repeatable)"},
+		&cli.StringSliceFlag{Name: "config-value", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
 	)
 }
 
@@ -37,8 +38,11 @@ func providerConfig(c *cli.Context) (runtime.ProviderConfig, error) {
 	}
 	cfg = cfg.WithMemoryLimit(sizes["memory"]).WithOutputLimit(int(min(sizes["max-output"], 1<<40))).
 		WithModuleSizeLimit(int(min(sizes["max-module-size"], 1<<40)))
-	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config"))
+	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config-value"))
 	if err != nil {
+		return cfg, err
+	}
+	if grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
 		return cfg, err
 	}
 	return cfg.WithGrants(grants), nil
@@ -56,7 +60,7 @@ func grantsFromFlags(dirs, configs []string) (runtime.Grants, error) {
 	for _, kv := range configs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return g, usageError("--config %q: use KEY=VALUE", kv)
+			return g, usageError("--config-value %q: use KEY=VALUE", kv)
 		}
 		if g.Config == nil {
 			g.Config = map[string]string{}

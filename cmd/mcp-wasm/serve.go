@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
@@ -20,18 +21,25 @@ import (
 func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "serve MCP resources from providers over stdio",
+		Usage: "serve MCP resources from providers over stdio, or Streamable HTTP with --http",
 		Description: "With no --module, serves the built-in files provider: every regular file under\n" +
 			"--allow-dir (default: the current directory), read-only, as file:/// URIs; hidden\n" +
 			"files and .git are left out unless --show-hidden. With --module, serves those\n" +
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
+			"With --config FILE, serves the providers the file declares, with their grants and\n" +
+			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
 			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
-			"in flight finish (at most twice --timeout).",
-		Flags: append(limitFlags(),
+			"in flight finish (at most twice --timeout).\n" +
+			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
+			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
+			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
+			"--timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
+		Flags: append(append(limitFlags(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm` to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
-		),
+			configFlag(),
+		), httpFlags()...),
 		Action: serveAction,
 	}
 }
@@ -40,7 +48,16 @@ func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("serve takes no arguments (did you mean --module %s?)", c.Args().First())
 	}
+	cc, err := configFromFlag(c)
+	if err != nil {
+		return err
+	}
 	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	tr, err := transportFromFlags(c, log) // http.go
+	defer func() { _ = tr.close() }()
 	if err != nil {
 		return err
 	}
@@ -48,35 +65,36 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(c, log)
+	set := metrics.NewSet() // metrics.go: served at /metrics with --http
+	rt, err := newRuntime(c, log, set)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	providers, err := loadProviders(c, rt, cfg, log)
-	defer func() {
-		for _, p := range providers {
-			_ = p.Close(context.WithoutCancel(c.Context))
-		}
-	}()
+	src, err := openSource(c, rt, cfg, cc, log)
+	defer src.close(c.Context)
 	if err != nil {
 		return failure(err)
 	}
-	sp := make([]server.Provider, len(providers))
-	for i, p := range providers {
-		sp[i] = p
-	}
-	srv, err := server.New(server.NewConfig().WithProviders(sp...).WithLogger(log).
+	watchCtx, stopWatch := context.WithCancel(c.Context)
+	defer stopWatch() // before src.close
+	providers := src.providers
+	srv, err := server.New(server.NewConfig().WithProviders(providers...).WithLogger(log).
 		WithPageSize(c.Int("page-size")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
-		WithCallTimeout(cfg.Timeout()+time.Second).
-		WithImplementation("mcp-wasm", version))
+		WithCallTimeout(src.timeout+time.Second).
+		WithImplementation("mcp-wasm", version).
+		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
+		WithObserver(set.Transport(tr.name())))
 	if err != nil {
 		return failure(err)
 	}
-	log.Info("serving MCP over stdio", "providers", len(providers))
-	if err := srv.ServeStdio(c.Context, c.App.Reader, c.App.Writer); err != nil {
+	tr.instrument(set, srv)
+	src.watch(watchCtx, srv)
+	feeds := startChangeFeeds(watchCtx, srv, log) // changes.go: live resources
+	defer feeds.close()
+	if err := tr.serve(c, srv, log, len(providers), 2*src.timeout); err != nil {
 		return failure(err)
 	}
 	log.Info("stopped")
@@ -94,8 +112,8 @@ func loadProviders(c *cli.Context, rt *runtime.Runtime, cfg runtime.ProviderConf
 		}
 		return []*runtime.Provider{p}, nil
 	}
-	if len(modules) > 1 && (len(c.StringSlice("allow-dir")) > 0 || len(c.StringSlice("config")) > 0) {
-		return nil, errors.New("--allow-dir and --config grant to a single --module; with several modules, per-module grants need a config file")
+	if set := grantFlagsSet(c); len(modules) > 1 && len(set) > 0 {
+		return nil, fmt.Errorf("%s grant to a single --module; with several modules, give each its grants in a config file (--config FILE)", strings.Join(set, ", "))
 	}
 	var out []*runtime.Provider
 	for _, m := range modules {

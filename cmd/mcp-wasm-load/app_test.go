@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the server goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var servingRE = regexp.MustCompile(`serving MCP on (\S+)`)
+
+// TestServeNativeThenRun serves the native fixtures, loads them for a
+// moment in both eras, and checks the JSON report.
+func TestServeNativeThenRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"mcp-wasm-load", "serve-native"}, io.Discard, stderr) }()
+	var url string
+	require.Eventually(t, func() bool {
+		m := servingRE.FindStringSubmatch(stderr.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond)
+
+	for _, era := range []string{"modern", "legacy"} {
+		out := filepath.Join(t.TempDir(), era+".json")
+		var stdout bytes.Buffer
+		code := run(t.Context(), []string{"mcp-wasm-load", "run", "--url", url, "--clients", "4", "--duration", "300ms",
+			"--era", era, "--label", "native-" + era, "--pid", strconv.Itoa(os.Getpid()), "--json", out}, &stdout, io.Discard)
+		require.Equal(t, 0, code, stdout.String())
+		require.True(t, strings.HasPrefix(stdout.String(), "native-"+era+": 4 "+era+" clients"), stdout.String())
+		var rep report
+		b, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &rep))
+		require.Zero(t, rep.Errors)
+		require.Positive(t, rep.Requests)
+		require.Positive(t, rep.PeakRSSBytes)
+		require.LessOrEqual(t, rep.P50Ms, rep.P99Ms)
+	}
+	cancel()
+	require.Equal(t, 0, <-done, stderr.String())
+}
+
+func TestTable(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.json")
+	b, _ := json.Marshal(report{Label: "wasm", Clients: 200, Era: "modern", Seconds: 60, Requests: 1200, PerSecond: 20,
+		P50Ms: 1.5, P90Ms: 2, P99Ms: 3.25, MaxMs: 9, PeakRSSBytes: 3 << 20})
+	require.NoError(t, os.WriteFile(f, b, 0o644))
+	var stdout bytes.Buffer
+	require.Equal(t, 0, run(t.Context(), []string{"mcp-wasm-load", "table", f}, &stdout, io.Discard))
+	require.Contains(t, stdout.String(), "| wasm | 200 | modern | 60.0 | 1200 | 20 | 1.50 | 2.00 | 3.25 | 9.00 | 0 | 3.0 |")
+	require.Equal(t, 1, run(t.Context(), []string{"mcp-wasm-load", "table"}, io.Discard, io.Discard))
+}
+
+func TestRunFailsOnErrors(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"mcp-wasm-load", "run", "--url", "http://10.9.8.7:1/mcp", "--duration", "10ms"}, &stdout, &stderr)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr.String(), "not on a loopback address")
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// serveConfig runs `serve --config path args...` in-process on an empty
+// stdin, which serves until end of input, that is, starts and stops.
+func serveConfig(t *testing.T, path string, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	full := append([]string{"mcp-wasm", "serve", "--config", path}, args...)
+	code := run(context.Background(), full, bytes.NewReader(nil), &out, &errb)
+	require.Empty(t, out.String(), "stdout belongs to MCP")
+	return code, errb.String()
+}
+
+func TestServe_configServerSettings(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	path := writeConfig(t, `{"server": {"logLevel": "debug", "logFormat": "json", "cacheDir": "`+cache+`", "pageSize": 7},
+		"providers": [{"module": "minimal.wasm", "name": "mini"}, {"module": "good.wasm"}]}`)
+
+	code, logs := serveConfig(t, path)
+	require.Equal(t, 0, code, logs)
+	require.Contains(t, logs, `"level":"DEBUG"`, "logLevel and logFormat come from the file")
+	require.Contains(t, logs, `"msg":"provider loaded","provider":"mini"`)
+	require.Contains(t, logs, `"msg":"serving MCP over stdio","providers":2`)
+	require.DirExists(t, cache, "cacheDir comes from the file")
+
+	code, logs = serveConfig(t, path, "--log-format", "text", "--log-level", "info")
+	require.Equal(t, 0, code, logs)
+	require.Contains(t, logs, `level=INFO msg="serving MCP over stdio" providers=2`, "flags given explicitly win")
+	require.NotContains(t, logs, "level=DEBUG")
+}
+
+func TestServe_configErrors(t *testing.T) {
+	path := writeConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
+	code, logs := serveConfig(t, path, "--log-level", "error")
+	require.Equal(t, 1, code)
+	require.Contains(t, logs, `mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2`)
+
+	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "soon"}}]}`)
+	code, logs = serveConfig(t, path)
+	require.Equal(t, 1, code)
+	require.True(t, strings.HasPrefix(logs, "mcp-wasm: "+path+":1:65: providers[0].limits.timeout (provider \"minimal.wasm\"): duration \"soon\""), logs)
+}

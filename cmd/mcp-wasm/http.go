@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/server"
+)
+
+// httpCategory groups the transport flags in serve --help.
+const httpCategory = "Streamable HTTP (with --http)"
+
+// httpFlags are serve's transport, authentication and audit flags.
+func httpFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "http", Category: httpCategory, Usage: "serve Streamable HTTP at `ADDR`/mcp instead of stdio (PORT or :PORT binds 127.0.0.1; 0.0.0.0:PORT binds every interface)"},
+		&cli.StringSliceFlag{Name: "allowed-host", Category: httpCategory, Usage: "accept `HOST` in the Host header besides localhost on loopback (repeatable; *.example.com, or * for any); required off loopback"},
+		&cli.StringSliceFlag{Name: "allowed-origin", Category: httpCategory, Usage: "accept browser `ORIGIN` (scheme://host[:port]) besides same-origin and localhost on loopback (repeatable)"},
+		&cli.StringFlag{Name: "max-body", Category: httpCategory, Value: "1MiB", Usage: "largest request body (413 beyond)"},
+		&cli.Float64Flag{Name: "rate-limit", Category: httpCategory, Value: server.DefaultRateLimit, Usage: "requests per second per client IP (429 beyond); 0 disables"},
+		&cli.IntFlag{Name: "rate-burst", Category: httpCategory, Value: server.DefaultRateBurst, Usage: "requests a client IP may send at once"},
+		&cli.StringSliceFlag{Name: "trusted-proxy", Category: httpCategory, Usage: "believe X-Forwarded-For from proxies in `CIDR` (or IP) for the rate limit and audit (repeatable)"},
+		&cli.IntFlag{Name: "max-sessions", Category: httpCategory, Value: server.DefaultMaxSessions, Usage: "legacy sessions open at once (503 beyond)"},
+		&cli.DurationFlag{Name: "session-timeout", Category: httpCategory, Value: server.DefaultSessionIdleTimeout, Usage: "close a legacy session after this long without requests (an open GET stream counts as one)"},
+		&cli.DurationFlag{Name: "keepalive", Category: httpCategory, Value: server.DefaultKeepAlive, Usage: "SSE keep-alive comment interval on idle event streams"},
+		&cli.StringFlag{Name: "tls-cert", Category: httpCategory, Usage: "serve HTTPS with the certificate chain in PEM `FILE` (with --tls-key)"},
+		&cli.StringFlag{Name: "tls-key", Category: httpCategory, Usage: "private key PEM `FILE` of --tls-cert"},
+		&cli.StringFlag{Name: "auth-token-file", Category: httpCategory, Usage: "require a bearer token listed in `FILE` (one per line: TOKEN, or SUBJECT TOKEN; # comments)"},
+		&cli.StringFlag{Name: "auth-token-env", Category: httpCategory, Usage: "require the bearer token held by environment variable `NAME`"},
+		&cli.StringFlag{Name: "oauth-issuer", Category: httpCategory, Usage: "OAuth 2.1: accept JWT access tokens from issuer `URL` (with --oauth-resource)"},
+		&cli.StringFlag{Name: "oauth-resource", Category: httpCategory, Usage: "OAuth 2.1: this server's public `URL`, e.g. https://mcp.example.com/mcp (RFC 9728 resource, default audience)"},
+		&cli.StringFlag{Name: "oauth-audience", Category: httpCategory, Usage: "OAuth 2.1: required token audience `AUD` (default: --oauth-resource)"},
+		&cli.StringFlag{Name: "oauth-jwks-url", Category: httpCategory, Usage: "OAuth 2.1: the issuer's key set `URL` (default: from the issuer's metadata)"},
+		&cli.StringSliceFlag{Name: "oauth-scope", Category: httpCategory, Usage: "OAuth 2.1: `SCOPE` every token must carry (repeatable)"},
+		&cli.StringFlag{Name: "cursor-key-env", Usage: "environment variable `NAME` holding the secret (16+ bytes) that signs list cursors; give every replica the same one (default: random per process)"},
+		&cli.StringFlag{Name: "audit-log", Value: "stderr", Usage: "audit lines (audit=true, one per resource access and refusal) go to `DEST`: stderr (the log, at info level), off, or a file (appended, always written)"},
+	}
+}
+
+// transport is how serve serves: stdio, or HTTP with its settings.
+type transport struct {
+	addr      string // "" for stdio
+	cfg       server.HTTPConfig
+	audit     *slog.Logger
+	cursorKey []byte // nil: random
+	close     func() error
+}
+
+// transportFromFlags checks the transport flags; it reads the token file,
+// the token environment variable, the TLS files, and opens the audit log.
+func transportFromFlags(c *cli.Context, log *slog.Logger) (*transport, error) {
+	t := &transport{close: func() error { return nil }}
+	audit, closeAudit, err := auditLogger(c, log)
+	if err != nil {
+		return t, err
+	}
+	t.audit, t.close = audit, closeAudit
+	if name := c.String("cursor-key-env"); name != "" {
+		if t.cursorKey = []byte(os.Getenv(name)); len(t.cursorKey) < 16 {
+			return t, usageError("--cursor-key-env %s: the variable holds %d bytes: export %s with a random secret of 16 bytes or more", name, len(t.cursorKey), name)
+		}
+	}
+	if !c.IsSet("http") {
+		for _, f := range httpFlags() {
+			if n := f.Names()[0]; n != "audit-log" && n != "cursor-key-env" && c.IsSet(n) {
+				return t, usageError("--%s needs --http ADDR: it configures the HTTP transport", n)
+			}
+		}
+		return t, nil
+	}
+	if t.addr, err = listenAddr(c.String("http")); err != nil {
+		return t, err
+	}
+	if host, _, _ := net.SplitHostPort(t.addr); !isLoopbackHost(host) && !c.IsSet("allowed-host") {
+		return t, usageError("--http %s is not a loopback address: give --allowed-host with the host names clients use "+
+			"to reach this server (or --allowed-host '*' to accept any Host)", t.addr)
+	}
+	t.cfg, err = httpConfig(c)
+	return t, err
+}
+
+// isLoopbackHost reports whether a listen host is localhost or a loopback IP.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// listenAddr turns --http into a listen address: a bare port (or :port)
+// binds loopback.
+func listenAddr(s string) (string, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n < 1<<16 {
+		return net.JoinHostPort("127.0.0.1", s), nil
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", usageError("--http %q: give PORT, HOST:PORT or [IPv6]:PORT", s)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
+	maxBody, err := parseSize(c.String("max-body"))
+	if err != nil {
+		return server.HTTPConfig{}, usageError("--max-body: %v", err)
+	}
+	cfg := server.NewHTTPConfig().
+		WithAllowedHosts(c.StringSlice("allowed-host")...).
+		WithAllowedOrigins(c.StringSlice("allowed-origin")...).
+		WithMaxBodyBytes(int64(min(maxBody, 1<<40))).
+		WithRateLimit(c.Float64("rate-limit"), c.Int("rate-burst")).
+		WithSessionIdleTimeout(c.Duration("session-timeout")).
+		WithMaxSessions(c.Int("max-sessions")).
+		WithKeepAlive(c.Duration("keepalive"))
+	proxies, err := trustedProxies(c.StringSlice("trusted-proxy"))
+	if err != nil {
+		return cfg, err
+	}
+	cfg = cfg.WithTrustedProxies(proxies...)
+	auth, err := authConfig(c)
+	if err != nil {
+		return cfg, err
+	}
+	cfg = cfg.WithAuth(auth)
+	tlsCfg, err := tlsConfig(c.String("tls-cert"), c.String("tls-key"))
+	if err != nil {
+		return cfg, err
+	}
+	return cfg.WithTLS(tlsCfg), nil
+}
+
+// trustedProxies parses --trusted-proxy: CIDR prefixes, or IPs.
+func trustedProxies(specs []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range specs {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, usageError("--trusted-proxy %q: give a CIDR such as 10.0.0.0/8, or an IP", s)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// authConfig builds the authentication of --auth-token-file,
+// --auth-token-env and --oauth-*.
+func authConfig(c *cli.Context) (server.AuthConfig, error) {
+	auth := server.NewAuthConfig()
+	if f := c.String("auth-token-file"); f != "" {
+		tokens, err := readTokenFile(f)
+		if err != nil {
+			return auth, failure(err)
+		}
+		for _, tk := range tokens {
+			auth = auth.WithStaticToken(tk.subject, tk.token)
+		}
+	}
+	if name := c.String("auth-token-env"); name != "" {
+		v := strings.TrimSpace(os.Getenv(name))
+		if v == "" || strings.ContainsAny(v, " \t\n") {
+			return auth, usageError("--auth-token-env %s: the variable is unset, empty or holds spaces: export %s=TOKEN", name, name)
+		}
+		auth = auth.WithStaticToken("env:"+name, v)
+	}
+	issuer, resource := c.String("oauth-issuer"), c.String("oauth-resource")
+	if (issuer == "") != (resource == "") || (issuer == "" && (c.IsSet("oauth-audience") || c.IsSet("oauth-jwks-url") || c.IsSet("oauth-scope"))) {
+		return auth, usageError("OAuth needs both --oauth-issuer URL and --oauth-resource URL")
+	}
+	if issuer != "" {
+		auth = auth.WithOAuth(server.OAuthConfig{
+			Issuer: issuer, Resource: resource, Audience: c.String("oauth-audience"),
+			JWKSURL: c.String("oauth-jwks-url"), Scopes: c.StringSlice("oauth-scope"),
+		})
+	}
+	return auth, nil
+}
+
+type fileToken struct{ subject, token string }
+
+// readTokenFile reads a token file: one token per line, optionally after
+// a subject name; blank lines and # comments are skipped.
+func readTokenFile(path string) ([]fileToken, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read token file: %w: give a readable file", err)
+	}
+	defer f.Close()
+	var out []fileToken
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch fields := strings.Fields(line); len(fields) {
+		case 1:
+			out = append(out, fileToken{token: fields[0]})
+		case 2:
+			out = append(out, fileToken{subject: fields[0], token: fields[1]})
+		default:
+			return nil, fmt.Errorf("token file %s line %d: write TOKEN or SUBJECT TOKEN", path, n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read token file %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("token file %s holds no token: add one per line", path)
+	}
+	return out, nil
+}
+
+// tlsConfig loads the certificate and key, or returns nil without them.
+func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
+	if certFile == "" && keyFile == "" {
+		return nil, nil
+	}
+	if certFile == "" || keyFile == "" {
+		return nil, usageError("TLS needs both --tls-cert FILE and --tls-key FILE")
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, failure(fmt.Errorf("load TLS certificate: %w: give a PEM certificate chain and its private key", err))
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// auditLogger opens --audit-log: the main log, nothing, or a file in the
+// --log-format.
+func auditLogger(c *cli.Context, log *slog.Logger) (*slog.Logger, func() error, error) {
+	noop := func() error { return nil }
+	switch dest := c.String("audit-log"); dest {
+	case "stderr", "":
+		return log, noop, nil
+	case "off":
+		return slog.New(slog.DiscardHandler), noop, nil
+	default:
+		f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, nil, failure(fmt.Errorf("open audit log: %w: give a writable file, stderr or off", err))
+		}
+		if c.String("log-format") == "json" {
+			return slog.New(slog.NewJSONHandler(f, nil)), f.Close, nil
+		}
+		return slog.New(slog.NewTextHandler(f, nil)), f.Close, nil
+	}
+}
+
+// serve serves srv on the transport until c.Context is done. On HTTP,
+// requests in flight get grace to finish at shutdown.
+func (t *transport) serve(c *cli.Context, srv *server.Server, log *slog.Logger, providers int, grace time.Duration) error {
+	if t.addr == "" {
+		log.Info("serving MCP over stdio", "providers", providers)
+		return srv.ServeStdio(c.Context, c.App.Reader, c.App.Writer)
+	}
+	ln, err := net.Listen("tcp", t.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w: pick another --http address", t.addr, err)
+	}
+	scheme := "http"
+	if t.cfg.TLSEnabled() {
+		scheme = "https"
+	}
+	url := scheme + "://" + ln.Addr().String() + server.MCPPath
+	// Tests and scripts find the bound address (--http 127.0.0.1:0) here.
+	fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving MCP on %s\n", url)
+	log.Info("serving MCP over Streamable HTTP", "url", url, "providers", providers)
+	cfg := t.cfg.WithHealth(readiness{srv}).WithShutdownGrace(grace)
+	return srv.ServeStreamable(c.Context, ln, cfg)
+}
+
+// readiness is /readyz: ready while some provider served now is not
+// quarantined.
+type readiness struct{ srv *server.Server }
+
+func (r readiness) Ready() bool {
+	for _, p := range r.srv.Providers() {
+		st, ok := p.(interface{ Stats() runtime.Stats })
+		if !ok || !st.Stats().Quarantined {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+)
+
+// TestE2E_HTTP_metrics: the real binary serves /metrics beside /mcp; after
+// reads from clients of both eras the counters show the calls, the
+// provider's gauges are there, and the exposition parses strictly.
+func TestE2E_HTTP_metrics(t *testing.T) {
+	srv := startHTTP(t, nil, "--module", testguest.Go(t, "guests/conformance"), "--pool-size", "2")
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connectURL(t, srv.url, rev, nil)
+		for i := range 3 { // distinct URIs: a 2026-07-28 client caches reads for their ttlMs
+			_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: fmt.Sprintf("test://template/%d/data", i)})
+			require.NoError(t, err)
+		}
+		_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://nonexistent-resource-for-conformance-testing"})
+		require.Error(t, err)
+	}
+
+	resp, err := http.Get(strings.TrimSuffix(srv.url, "/mcp") + metricsPath)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	e, err := metrics.ParseText(resp.Body)
+	require.NoError(t, err)
+
+	calls, _ := e.Value("mcpwasm_provider_calls_total", "provider", "conformance", "op", "read")
+	require.Equal(t, 8.0, calls)
+	notFound, _ := e.Value("mcpwasm_provider_errors_total", "provider", "conformance", "op", "read", "kind", "not_found")
+	require.Equal(t, 2.0, notFound)
+	size, _ := e.Value("mcpwasm_provider_pool_size", "provider", "conformance")
+	require.Equal(t, 2.0, size)
+	require.Equal(t, 6.0, e.Sum("mcpwasm_transport_requests_total", "transport", "http", "method", "resources/read", "outcome", "ok"))
+	require.Equal(t, 1.0, e.Sum("mcpwasm_transport_sessions_total", "transport", "http"), "one legacy session")
+	require.Greater(t, e.Sum("mcpwasm_http_responses_total", "code", "200"), 0.0)
+	mem, _ := e.Value("mcpwasm_provider_memory_high_water_bytes", "provider", "conformance")
+	require.Greater(t, mem, 0.0)
+}

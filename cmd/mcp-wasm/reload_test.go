@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/server"
+)
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// filesConfig is a config serving the embedded files provider (files.wasm
+// in dir) over the directory named data.
+func filesConfig(data string, pool int) string {
+	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q}]}, "limits": {"poolSize": %d}}]}`, data, pool)
+}
+
+// reloadFixture is a served config directory: files.wasm, two data
+// directories a/ and b/ whose same.txt differ, and mcp.json.
+type reloadFixture struct {
+	dir, path string
+	logs      *syncBuffer
+	rl        *reloader
+	cs        *mcp.ClientSession
+	listed    atomic.Int64 // list_changed notifications received
+}
+
+func newReloadFixture(t *testing.T) *reloadFixture {
+	t.Helper()
+	f := &reloadFixture{dir: t.TempDir(), logs: &syncBuffer{}}
+	f.path = filepath.Join(f.dir, "mcp.json")
+	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "files.wasm"), defaultprovider.Wasm(), 0o644))
+	for _, d := range []string{"a", "b"} {
+		require.NoError(t, os.Mkdir(filepath.Join(f.dir, d), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(f.dir, d, "same.txt"), []byte("from "+d), 0o644))
+	}
+	f.write(t, filesConfig("a", 2))
+	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cc, err := readConfig(f.path, noEnv)
+	require.NoError(t, err)
+	f.rl = newReloader(f.path, noEnv, newTestRuntime(t), log)
+	set, err := f.rl.start(t.Context(), cc)
+	require.NoError(t, err)
+	srv, err := server.New(server.NewConfig().WithProviders(set.serverProviders()...).WithLogger(log).WithCallTimeout(cc.maxTimeout() + time.Second))
+	require.NoError(t, err)
+	f.rl.attach(srv)
+	f.cs = serveInProcess(t, srv, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { f.listed.Add(1) },
+	})
+	t.Cleanup(func() { f.rl.close(context.Background()) })
+	return f
+}
+
+// serveInProcess serves srv over pipes, as over stdio, to a go-sdk client.
+func serveInProcess(t *testing.T, srv *server.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cr, sw := io.Pipe() // server -> client
+	sr, cw := io.Pipe() // client -> server
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, sr, sw) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, opts)
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cs.Close()
+		cancel()
+		_ = sw.Close()
+		require.NoError(t, <-done)
+	})
+	return cs
+}
+
+func (f *reloadFixture) write(t *testing.T, text string) {
+	t.Helper()
+	tmp := f.path + ".tmp"
+	require.NoError(t, os.WriteFile(tmp, []byte(text), 0o644))
+	require.NoError(t, os.Rename(tmp, f.path)) // atomic, as editors and config managers do
+}
+
+func (f *reloadFixture) read(t *testing.T) string {
+	t.Helper()
+	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+	require.NoError(t, err)
+	return res.Contents[0].Text
+}
+
+// readers reads same.txt from n goroutines until stop is called, which
+// returns the number of reads and of failed reads.
+func (f *reloadFixture) readers(n int) (stop func() (reads, failed int64, firstErr error)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var reads, failed atomic.Int64
+	var once sync.Once
+	var first error
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+				reads.Add(1)
+				if err != nil {
+					failed.Add(1)
+					once.Do(func() { first = err })
+				}
+			}
+		})
+	}
+	return func() (int64, int64, error) {
+		cancel()
+		wg.Wait()
+		return reads.Load(), failed.Load(), first
+	}
+}
+
+// TestReload_zeroFailedReads swaps the set back and forth under a steady
+// stream of reads through the real server and the real files.wasm: every
+// read succeeds, every swap is visible, and clients hear list_changed.
+func TestReload_zeroFailedReads(t *testing.T) {
+	f := newReloadFixture(t)
+	require.Equal(t, "from a", f.read(t))
+	stop := f.readers(4)
+	for i := range 6 {
+		data := []string{"b", "a"}[i%2]
+		f.write(t, filesConfig(data, 1+i%3))
+		require.NoError(t, f.rl.reload(t.Context(), "test"))
+		require.Equal(t, "from "+data, f.read(t), "reload %d", i)
+	}
+	reads, failed, first := stop()
+	require.Zero(t, failed, "%d of %d reads failed during reloads; first: %v", failed, reads, first)
+	require.Greater(t, reads, int64(6))
+	require.Eventually(t, func() bool { return f.listed.Load() > 0 }, 5*time.Second, 10*time.Millisecond, "no list_changed")
+	require.Contains(t, f.logs.String(), "providers reloaded")
+}
+
+// TestReload_brokenKeepsTheOldSet: a broken config, a broken module and an
+// overlapping set are each refused, logged with the reason, and the old
+// set keeps serving without a failed read.
+func TestReload_brokenKeepsTheOldSet(t *testing.T) {
+	f := newReloadFixture(t)
+	stop := f.readers(2)
+	garbage := filepath.Join(f.dir, "garbage.wasm")
+	require.NoError(t, os.WriteFile(garbage, []byte("not wasm at all"), 0o644))
+	tests := []struct {
+		name, text, log string
+	}{
+		{"unknown key", `{"providers": [{"module": "files.wasm", "limts": {}}]}`, `unknown key \"limts\": did you mean \"limits\"?`},
+		{"syntax", `{"providers": [`, "the JSON ends too early"},
+		{"broken module", `{"providers": [{"module": "garbage.wasm"}]}`, "not a WebAssembly core module"},
+		{"missing dir", filesConfig("nowhere", 1), "nowhere: no such file or directory"},
+		{"overlap", `{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "a"}]}},
+			{"module": "files.wasm", "name": "files2", "grants": {"dirs": [{"host": "b"}]}}]}`, "overlaps file:"},
+	}
+	for _, tt := range tests {
+		f.write(t, tt.text)
+		err := f.rl.reload(t.Context(), "test")
+		require.Error(t, err, tt.name)
+		require.Contains(t, f.logs.String(), "reload refused: still serving the previous providers", tt.name)
+		require.Contains(t, f.logs.String(), tt.log, tt.name)
+		require.Equal(t, "from a", f.read(t), tt.name)
+	}
+	reads, failed, first := stop()
+	require.Zero(t, failed, "%d of %d reads failed; first: %v", failed, reads, first)
+
+	f.write(t, filesConfig("b", 2)) // a fixed config is taken again
+	require.NoError(t, f.rl.reload(t.Context(), "test"))
+	require.Equal(t, "from b", f.read(t))
+}
+
+// TestReload_watch reloads on a changed config file, on a rewritten module
+// file, and on SIGHUP (here, its channel), through the watch loop.
+func TestReload_watch(t *testing.T) {
+	f := newReloadFixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	hup := make(chan os.Signal, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() { f.rl.watch(ctx, hup, true, 20*time.Millisecond) })
+	defer func() { cancel(); wg.Wait() }()
+	stop := f.readers(2)
+
+	f.write(t, filesConfig("b", 2))
+	require.Eventually(t, func() bool { return f.read(t) == "from b" }, 5*time.Second, 20*time.Millisecond, "config change not picked up")
+
+	before := countReloads(f.logs.String())
+	future := time.Now().Add(time.Hour) // a new mtime, whatever the clock granularity
+	require.NoError(t, os.Chtimes(filepath.Join(f.dir, "files.wasm"), future, future))
+	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > before }, 5*time.Second, 20*time.Millisecond, "module change not picked up")
+	require.Contains(t, f.logs.String(), "reason=\"file changed\"")
+
+	// SIGHUP reloads even when nothing changed on disk.
+	before = countReloads(f.logs.String())
+	hup <- os.Interrupt // any value: the channel is what watch listens on
+	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > before }, 5*time.Second, 20*time.Millisecond, "SIGHUP not acted on")
+	require.Contains(t, f.logs.String(), "reason=SIGHUP")
+
+	reads, failed, first := stop()
+	require.Zero(t, failed, "%d of %d reads failed; first: %v", failed, reads, first)
+}
+
+func countReloads(logs string) int { return bytes.Count([]byte(logs), []byte("providers reloaded")) }
+
+func TestReload_stampsNoticeEveryChange(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(p, []byte("1"), 0o644))
+	a := stampFiles([]string{p})
+	require.Equal(t, a, stampFiles([]string{p}), "an unchanged file keeps its stamp")
+	require.NoError(t, os.WriteFile(p, []byte("22"), 0o644))
+	b := stampFiles([]string{p})
+	require.NotEqual(t, a, b)
+	require.NoError(t, os.Chmod(p, 0o600))
+	require.NotEqual(t, b, stampFiles([]string{p}))
+	require.NoError(t, os.Remove(p))
+	require.True(t, stampFiles([]string{p})[p].missing)
+}

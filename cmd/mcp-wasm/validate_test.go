@@ -1,0 +1,70 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidate(t *testing.T) {
+	t.Setenv("MCPW_EXAMPLE_REGION", "eu-west")
+	t.Setenv("MCPW_EXAMPLE_TOKEN", "s3cret-token")
+	code, out, errOut := runCLI(t, "validate", "--config", fixture("config", "full.json"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "full.json: ok: 2 provider(s)")
+	require.Contains(t, out, "docs (line 11): "+fixture("wat", "minimal.wasm"))
+	require.Contains(t, out, "uri space:  min:")
+	require.Contains(t, out, "secret api_token=********")
+	require.Contains(t, out, "limits:     timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls")
+	require.Contains(t, out, "evil (line 42)")
+	require.NotContains(t, out+errOut, "s3cret-token", "a secret reached the output")
+	require.NotContains(t, out+errOut, "eu-west", "config values are shown by key only")
+}
+
+func TestValidate_errors(t *testing.T) {
+	overlap := writeConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"strict decoding", []string{"--config", fixture("config", "broken.json")}, 1, []string{
+			"broken.json: 2 problems:",
+			`broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry": did you mean "memory"?`,
+			`broken.json:7:21: providers[0].limits.poolSize (provider "../wat/minimal.wasm"): must be a whole number, not a string: remove the quotes`,
+		}},
+		{"missing env", []string{"--config", fixture("config", "full.json")}, 1, []string{`full.json:17:34: providers[0].grants.configEnv.region (provider "docs"): environment variable "MCPW_EXAMPLE_REGION" is not set`}},
+		{"overlap", []string{"--config", overlap}, 1, []string{`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2`}},
+		{"no such file", []string{"--config", filepath.Join(t.TempDir(), "none.json")}, 1, []string{"read config:", "no such file or directory: check the --config path"}},
+		{"no --config", nil, 2, []string{"validate needs --config FILE"}},
+		{"argument", []string{"--config", overlap, "extra"}, 2, []string{"validate takes no arguments"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"validate"}, tt.args...)...)
+			require.Equal(t, tt.code, code, errOut)
+			require.Empty(t, out)
+			for _, w := range tt.want {
+				require.Contains(t, strings.ReplaceAll(errOut, filepath.Dir(overlap)+"/", ""), w)
+			}
+		})
+	}
+}
+
+func TestServe_configRefusesProviderFlags(t *testing.T) {
+	path := fixture("config", "minimal.json")
+	for _, args := range [][]string{
+		{"--module", fixture("wat", "minimal.wasm")},
+		{"--timeout", "1s"},
+		{"--allow-dir", "."},
+		{"--config-value", "a=b"},
+		{"--show-hidden"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"serve", "--config", path}, args...)...)
+		require.Equal(t, 2, code, errOut)
+		require.Contains(t, errOut, args[0]+" and --config: providers, grants and limits come from the config file alone", args[0])
+	}
+}

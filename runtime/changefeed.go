@@ -1,0 +1,265 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/dirwatch"
+)
+
+// Defaults and bounds of a ChangeFeedConfig.
+const (
+	// DefaultChangesInterval is how often a provider is asked what changed.
+	DefaultChangesInterval = time.Second
+	// DefaultChangesSettle is how long the feed waits after a watched
+	// directory changed before asking, so that a burst of file events (an
+	// editor's save) makes one call.
+	DefaultChangesSettle = 100 * time.Millisecond
+	// watchedPollEvery: a provider whose directories are watched is called
+	// when they change, and otherwise every this many intervals.
+	watchedPollEvery = 30
+	// maxChangedPaths and maxChangedBytes bound the paths of one call; past
+	// them the feed passes the mounts themselves ("rescan").
+	maxChangedPaths = 256
+	maxChangedBytes = 32 << 10
+)
+
+// ChangeFeedConfig configures Provider.WatchChanges. It is an immutable
+// value: every With method returns a modified copy.
+type ChangeFeedConfig struct {
+	interval time.Duration
+	settle   time.Duration
+	active   func() bool
+	watch    bool
+	poll     bool
+}
+
+// NewChangeFeedConfig returns the defaults stated in each setter.
+func NewChangeFeedConfig() ChangeFeedConfig {
+	return ChangeFeedConfig{interval: DefaultChangesInterval, settle: DefaultChangesSettle, watch: true}
+}
+
+// WithInterval sets how often the provider is asked what changed (10ms to
+// 1h). Defaults to DefaultChangesInterval.
+func (c ChangeFeedConfig) WithInterval(d time.Duration) ChangeFeedConfig { c.interval = d; return c }
+
+// WithSettle sets how long the feed waits after a watched directory changed
+// before it asks the provider (0 to the interval). Defaults to
+// DefaultChangesSettle.
+func (c ChangeFeedConfig) WithSettle(d time.Duration) ChangeFeedConfig { c.settle = d; return c }
+
+// WithActive makes the feed call the provider only while active returns
+// true (someone would hear of a change). When it turns true again the next
+// call starts a new baseline, whose changes are dropped. Defaults to nil:
+// always active.
+func (c ChangeFeedConfig) WithActive(active func() bool) ChangeFeedConfig {
+	c.active = active
+	return c
+}
+
+// WithDirWatch sets whether the host watches the provider's granted
+// directories and files and passes the guest paths that changed. Defaults
+// to true.
+func (c ChangeFeedConfig) WithDirWatch(on bool) ChangeFeedConfig { c.watch = on; return c }
+
+// WithDirPolling makes the directory watch scan periodically instead of
+// using inotify. Defaults to false (inotify where available).
+func (c ChangeFeedConfig) WithDirPolling(on bool) ChangeFeedConfig { c.poll = on; return c }
+
+func (c ChangeFeedConfig) validate() error {
+	if c.interval < 10*time.Millisecond || c.interval > time.Hour {
+		return fmt.Errorf("%w: changes interval %s: use 10ms to 1h", ErrConfig, c.interval)
+	}
+	if c.settle < 0 || c.settle > c.interval {
+		return fmt.Errorf("%w: changes settle %s: use 0 to the interval (%s)", ErrConfig, c.settle, c.interval)
+	}
+	return nil
+}
+
+// WatchChanges asks the provider what changed until ctx is done or the
+// provider is closed, and passes every non-empty answer to report (on the
+// calling goroutine). The host keeps the provider's cursor; the first call
+// is a baseline whose answer is dropped. When cfg watches directories, the
+// guest paths under the provider's grants that changed are passed in
+// ChangesRequest.Paths, and the provider maps them to its URIs: the host
+// never guesses a provider's URI layout. Answers are validated like every
+// guest output (URIs inside the provider's uri space).
+func (p *Provider) WatchChanges(ctx context.Context, cfg ChangeFeedConfig, report func(*abi.ChangesResult)) error {
+	if !p.ops[abi.OpChanges] {
+		return fmt.Errorf("%w: provider %q does not implement %s", abi.ErrUnsupported, p.name, abi.OpChanges)
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	f := &feed{p: p, cfg: cfg, report: report, mounts: p.mountedPaths()}
+	if cfg.watch && len(f.mounts) > 0 {
+		f.startWatch()
+		defer f.w.Close()
+	}
+	f.run(ctx)
+	return nil
+}
+
+// feed is one WatchChanges loop; only its goroutine touches it.
+type feed struct {
+	p         *Provider
+	cfg       ChangeFeedConfig
+	report    func(*abi.ChangesResult)
+	mounts    []mountedPath
+	w         *dirwatch.Watcher
+	cursor    string
+	baselined bool
+	rescan    bool // paths were lost: pass the mounts next time
+	failing   bool
+}
+
+func (f *feed) startWatch() {
+	roots := make([]string, len(f.mounts))
+	for i, m := range f.mounts {
+		roots[i] = m.watch
+	}
+	w, err := dirwatch.New(roots, dirwatch.NewConfig().WithPolling(f.cfg.poll).WithLogger(f.p.log))
+	if err != nil {
+		f.p.log.Warn("granted directories are not watched: changes to them are seen only by the provider itself", "error", err)
+		return
+	}
+	f.w = w
+}
+
+func (f *feed) run(ctx context.Context) {
+	tick := time.NewTicker(f.cfg.interval)
+	defer tick.Stop()
+	var changed <-chan struct{}
+	if f.w != nil {
+		changed = f.w.Changed()
+	}
+	var settle <-chan time.Time
+	for ticks := 1; ; {
+		var stop bool
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			if settle == nil {
+				settle = time.After(f.cfg.settle)
+			}
+		case <-settle:
+			settle = nil
+			stop = f.poll(ctx)
+		case <-tick.C:
+			if ticks++; f.w == nil || !f.baselined || ticks%watchedPollEvery == 0 {
+				stop = f.poll(ctx)
+			}
+		}
+		if stop {
+			return
+		}
+	}
+}
+
+// poll makes one round: a baseline if there is none, then the changes
+// since the cursor. It reports whether the feed must stop.
+func (f *feed) poll(ctx context.Context) bool {
+	if f.cfg.active != nil && !f.cfg.active() {
+		f.cursor, f.baselined, f.rescan = "", false, false
+		f.takePaths()
+		return false
+	}
+	baseline := !f.baselined
+	if baseline {
+		res, stop := f.call(ctx, abi.ChangesRequest{})
+		if res == nil {
+			return stop
+		}
+		f.cursor, f.baselined = res.Cursor, true
+	}
+	paths := f.takePaths()
+	if baseline && len(paths) == 0 {
+		return false
+	}
+	res, stop := f.call(ctx, abi.ChangesRequest{Cursor: f.cursor, Paths: paths})
+	if res == nil {
+		f.rescan = f.rescan || len(paths) > 0
+		return stop
+	}
+	f.cursor = res.Cursor
+	if len(res.Updated) > 0 || res.ListChanged {
+		f.report(res)
+	}
+	return false
+}
+
+// call asks the provider once. A failure is logged when it starts; a
+// closed provider stops the feed.
+func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesResult, bool) {
+	res, err := f.p.Changes(ctx, req)
+	switch {
+	case err == nil:
+		f.failing = false
+		return res, false
+	case errors.Is(err, abi.ErrClosed), ctx.Err() != nil:
+		return nil, true
+	case !f.failing:
+		f.failing = true
+		f.p.log.Warn("changes failed; the host keeps asking", "error", firstLine(err.Error(), 512))
+	}
+	return nil, false
+}
+
+// takePaths returns the guest paths that changed since the last call.
+func (f *feed) takePaths() []string {
+	if f.w == nil {
+		return nil
+	}
+	hosts, overflow := f.w.Take()
+	out := f.guestPaths(hosts, overflow || f.rescan)
+	f.rescan = false
+	return out
+}
+
+// guestPaths maps changed host paths to guest paths, sorted and unique; when
+// paths were lost, or are too many for one call, it returns the mounts
+// themselves, which tells the provider to look at everything.
+func (f *feed) guestPaths(hosts []string, lost bool) []string {
+	var out []string
+	size := 0
+	for _, h := range hosts {
+		if g, ok := f.guestPath(h); ok {
+			out = append(out, g)
+			size += len(g)
+		}
+	}
+	if lost || len(out) > maxChangedPaths || size > maxChangedBytes {
+		out = out[:0]
+		for _, m := range f.mounts {
+			out = append(out, m.guest)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// guestPath maps a host path under a mount to the path the guest sees.
+func (f *feed) guestPath(host string) (string, bool) {
+	for _, m := range f.mounts {
+		if m.file {
+			if host == m.watch {
+				return m.guest, true
+			}
+			continue
+		}
+		rel, err := filepath.Rel(m.watch, host)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		return path.Join(m.guest, filepath.ToSlash(rel)), true
+	}
+	return "", false
+}

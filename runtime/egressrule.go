@@ -1,0 +1,141 @@
+package runtime
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// rule is a parsed HTTPRule: everything compared in canonical form.
+type rule struct {
+	scheme, host, port, path string
+	methods                  []string
+}
+
+// parseRule parses and checks an operator's prefix.
+func parseRule(r HTTPRule) (rule, error) {
+	bad := func(why string) (rule, error) {
+		return rule{}, fmt.Errorf("%w: http prefix %q: %s", ErrConfig, r.Prefix, why)
+	}
+	u, err := url.Parse(r.Prefix)
+	switch {
+	case err != nil:
+		return bad("does not parse as a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("scheme must be http or https")
+	case u.Host == "" || u.Opaque != "":
+		return bad("must be an absolute URL with a host, like https://api.example.com/v1/")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(r.Prefix, "?#"):
+		return bad("must not contain userinfo, a query or a fragment")
+	case !isASCIIHost(u.Hostname()):
+		return bad("host must be ASCII (write internationalized names in punycode)")
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if !cleanURLPath(p) {
+		return bad("path must not contain '.' or '..' segments, '//', or encoded '.', '/' or '\\'")
+	}
+	out := rule{scheme: u.Scheme, host: canonicalHost(u.Hostname()), port: portOf(u), path: p}
+	for _, m := range r.Methods {
+		if m != "GET" && m != "HEAD" && m != "POST" {
+			return bad(fmt.Sprintf("method %q: use GET, HEAD or POST", m))
+		}
+	}
+	out.methods = r.sortedMethods()
+	return out, nil
+}
+
+// allows reports whether the rule allows method on u. u has already passed
+// checkURL.
+func (r rule) allows(method string, u *url.URL) bool {
+	if u.Scheme != r.scheme || canonicalHost(u.Hostname()) != r.host || portOf(u) != r.port {
+		return false
+	}
+	if !slices.Contains(r.methods, method) {
+		return false
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if strings.HasSuffix(r.path, "/") {
+		return strings.HasPrefix(p, r.path)
+	}
+	return p == r.path || strings.HasPrefix(p, r.path+"/")
+}
+
+// checkURL refuses URLs whose meaning a server could change after the
+// allowlist saw them: dot segments, encoded separators, empty segments.
+func checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	}
+	if !isASCIIHost(u.Hostname()) {
+		return fmt.Errorf("host is not ASCII")
+	}
+	if p := u.EscapedPath(); p != "" && !cleanURLPath(p) {
+		return fmt.Errorf("path has '.' or '..' segments, '//', or encoded '.', '/' or '\\'")
+	}
+	return nil
+}
+
+// cleanURLPath reports whether an escaped path is absolute and free of dot
+// segments, empty segments and encoded dots, slashes and backslashes, so
+// that no server normalization can move it out of a prefix.
+func cleanURLPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return false
+	}
+	lower := strings.ToLower(p)
+	for _, enc := range []string{"%2e", "%2f", "%5c", "%00"} {
+		if strings.Contains(lower, enc) {
+			return false
+		}
+	}
+	segs := strings.Split(p[1:], "/")
+	for i, s := range segs {
+		if s == "." || s == ".." || (s == "" && i != len(segs)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+func canonicalHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
+
+func isASCIIHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if h[i] <= ' ' || h[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// portOf returns u's port, defaulted by scheme.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// redact renders u for messages and logs: no userinfo, query or fragment,
+// and cut to a readable length.
+func redact(u *url.URL) string {
+	s := u.Scheme + "://" + net.JoinHostPort(u.Hostname(), portOf(u)) + u.EscapedPath()
+	if u.RawQuery != "" {
+		s += "?…"
+	}
+	return Sanitize(s, 200)
+}

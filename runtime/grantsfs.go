@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// openGrant opens a granted host path for mounting. A directory becomes
+// its os.Root's FS: every open resolves inside it, and a symlink or ".."
+// that would leave it fails. A regular file becomes a one-file directory
+// (fileFS) over an os.Root of the file's real parent directory. root is
+// what the provider closes when it closes.
+func openGrant(hostPath string) (fsys fs.FS, root *os.Root, err error) {
+	fi, err := os.Stat(hostPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: granted path: %w: grant an existing directory or file", ErrConfig, err)
+	}
+	switch {
+	case fi.IsDir():
+		root, err := os.OpenRoot(hostPath)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: open granted directory: %w", ErrConfig, err)
+		}
+		return root.FS(), root, nil
+	case fi.Mode().IsRegular():
+		// The operator named hostPath, so its symlinks are the operator's:
+		// resolve them once, here. The guest can then reach only the name
+		// in the real parent, and a symlink put there later stays inside it.
+		real, err := filepath.EvalSymlinks(hostPath)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: granted file: %w", ErrConfig, err)
+		}
+		root, err := os.OpenRoot(filepath.Dir(real))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: open the directory of granted file %s: %w", ErrConfig, hostPath, err)
+		}
+		return &fileFS{root: root, hostName: filepath.Base(real), name: filepath.Base(hostPath)}, root, nil
+	default:
+		return nil, nil, fmt.Errorf("%w: granted path %s is neither a directory nor a regular file (%s): grant a directory or a regular file", ErrConfig, hostPath, fi.Mode().Type())
+	}
+}
+
+// fileFS is a read-only directory holding exactly one file, name, read
+// from hostName in root. Every other name does not exist. The file is
+// reopened on every open, so edits (including an editor's
+// write-and-rename) are seen, and refused unless it is a regular file.
+type fileFS struct {
+	root     *os.Root
+	hostName string
+	name     string
+}
+
+func (f *fileFS) Open(name string) (fs.File, error) {
+	switch {
+	case !fs.ValidPath(name):
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	case name == ".":
+		return &fileDir{fs: f}, nil
+	case name != f.name:
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	file, err := f.root.OpenFile(f.hostName, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = file.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return file, nil
+}
+
+// fileDir is the root directory of a fileFS.
+type fileDir struct {
+	fs   *fileFS
+	done bool
+}
+
+func (d *fileDir) Stat() (fs.FileInfo, error) { return dirInfo{}, nil }
+func (d *fileDir) Close() error               { return nil }
+func (d *fileDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: ".", Err: errors.New("is a directory")}
+}
+
+// ReadDir lists the one file, if it is there and regular.
+func (d *fileDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	var out []fs.DirEntry
+	if !d.done {
+		d.done = true
+		if fi, err := d.fs.root.Stat(d.fs.hostName); err == nil && fi.Mode().IsRegular() {
+			out = append(out, fs.FileInfoToDirEntry(namedInfo{FileInfo: fi, name: d.fs.name}))
+		}
+	}
+	if n > 0 && len(out) == 0 {
+		return nil, io.EOF
+	}
+	return out, nil
+}
+
+type namedInfo struct {
+	fs.FileInfo
+	name string
+}
+
+func (i namedInfo) Name() string { return i.name }
+
+type dirInfo struct{}
+
+func (dirInfo) Name() string       { return "." }
+func (dirInfo) Size() int64        { return 0 }
+func (dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (dirInfo) ModTime() time.Time { return time.Time{} }
+func (dirInfo) IsDir() bool        { return true }
+func (dirInfo) Sys() any           { return nil }

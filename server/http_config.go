@@ -1,0 +1,237 @@
+package server
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// Limits and defaults of an HTTPConfig.
+const (
+	// DefaultMaxBodyBytes is the default limit of one request body.
+	DefaultMaxBodyBytes = 1 << 20
+	// DefaultRateLimit is the default sustained number of requests per
+	// second one client IP may send.
+	DefaultRateLimit = 50
+	// DefaultRateBurst is the default number of requests one client IP may
+	// send at once before DefaultRateLimit applies.
+	DefaultRateBurst = 100
+	// DefaultKeepAlive is the default interval of SSE keep-alive comments.
+	DefaultKeepAlive = 15 * time.Second
+	// DefaultSessionIdleTimeout is the default idle time after which a
+	// legacy (Mcp-Session-Id) session is closed.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultShutdownGrace is the default time in-flight requests get to
+	// finish on shutdown.
+	DefaultShutdownGrace = 10 * time.Second
+	// DefaultMaxSessions is the default number of legacy sessions open at
+	// once.
+	DefaultMaxSessions = 1000
+)
+
+// HTTPConfig configures the Streamable HTTP transport (ServeStreamable,
+// HTTPHandler). It is an immutable value: every With method returns a
+// modified copy, and it is validated once when the handler is built.
+type HTTPConfig struct {
+	allowedHosts   []string
+	allowedOrigins []string
+	maxBody        int64
+	rate           float64
+	burst          int
+	keepAlive      time.Duration
+	sessionIdle    time.Duration
+	shutdownGrace  time.Duration
+	auth           AuthConfig
+	health         Health
+	tls            *tls.Config
+	bodyTimeout    time.Duration
+	routes         []route
+	middleware     []func(http.Handler) http.Handler
+	trusted        []netip.Prefix
+	maxSessions    int
+}
+
+// route is an extra handler mounted beside /mcp.
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// NewHTTPConfig returns the default HTTP configuration: on a loopback
+// address only localhost Host and Origin values are accepted, request
+// bodies up to DefaultMaxBodyBytes, DefaultRateLimit requests per second
+// per client IP (burst DefaultRateBurst), SSE keep-alives every
+// DefaultKeepAlive, at most DefaultMaxSessions legacy sessions closed after
+// DefaultSessionIdleTimeout idle, DefaultShutdownGrace to drain, no trusted
+// proxies, no authentication, no TLS, and /readyz ready as soon as the
+// server serves.
+func NewHTTPConfig() HTTPConfig {
+	return HTTPConfig{
+		maxBody:       DefaultMaxBodyBytes,
+		rate:          DefaultRateLimit,
+		burst:         DefaultRateBurst,
+		keepAlive:     DefaultKeepAlive,
+		sessionIdle:   DefaultSessionIdleTimeout,
+		shutdownGrace: DefaultShutdownGrace,
+		bodyTimeout:   30 * time.Second,
+		maxSessions:   DefaultMaxSessions,
+	}
+}
+
+// WithAllowedHosts sets the Host header values (host names or IP
+// addresses, without port) accepted besides localhost on a loopback
+// address. "*" accepts any host; "*.example.com" accepts its subdomains.
+// Defaults to none: a server on a non-loopback address refuses to start
+// without an allowed host.
+func (c HTTPConfig) WithAllowedHosts(hosts ...string) HTTPConfig {
+	c.allowedHosts = slices.Clone(hosts)
+	return c
+}
+
+// WithAllowedOrigins sets the browser origins (scheme://host[:port])
+// accepted besides same-origin requests, and localhost origins on a
+// loopback address. Defaults to none.
+func (c HTTPConfig) WithAllowedOrigins(origins ...string) HTTPConfig {
+	c.allowedOrigins = slices.Clone(origins)
+	return c
+}
+
+// WithMaxBodyBytes sets the largest request body accepted (413 beyond).
+// Defaults to DefaultMaxBodyBytes.
+func (c HTTPConfig) WithMaxBodyBytes(n int64) HTTPConfig {
+	c.maxBody = n
+	return c
+}
+
+// WithRateLimit sets the sustained requests per second and the burst one
+// client IP may send (429 beyond). A rate of 0 disables the limit.
+// Defaults to DefaultRateLimit and DefaultRateBurst.
+func (c HTTPConfig) WithRateLimit(perSecond float64, burst int) HTTPConfig {
+	c.rate, c.burst = perSecond, burst
+	return c
+}
+
+// WithTrustedProxies sets the proxies (load balancers, ingress) whose
+// X-Forwarded-For header is believed: for a request from one of them, the
+// client is the last address in X-Forwarded-For that is not itself a
+// trusted proxy. The client address keys the rate limit and names
+// anonymous clients in the audit log. Defaults to none: the client is the
+// peer of the connection.
+func (c HTTPConfig) WithTrustedProxies(p ...netip.Prefix) HTTPConfig {
+	c.trusted = slices.Clone(p)
+	return c
+}
+
+// WithMaxSessions sets how many legacy (Mcp-Session-Id) sessions may be
+// open at once; an initialize beyond it gets 503. 2026-07-28 requests have
+// no session and are not counted. Defaults to DefaultMaxSessions.
+func (c HTTPConfig) WithMaxSessions(n int) HTTPConfig {
+	c.maxSessions = n
+	return c
+}
+
+// WithKeepAlive sets the interval of the SSE comment lines sent on idle
+// event streams so that proxies do not time them out. Defaults to
+// DefaultKeepAlive.
+func (c HTTPConfig) WithKeepAlive(d time.Duration) HTTPConfig {
+	c.keepAlive = d
+	return c
+}
+
+// WithSessionIdleTimeout sets how long a legacy session may stay without
+// requests before it is closed; a request in progress, such as an open GET
+// stream, counts as activity. Defaults to DefaultSessionIdleTimeout.
+func (c HTTPConfig) WithSessionIdleTimeout(d time.Duration) HTTPConfig {
+	c.sessionIdle = d
+	return c
+}
+
+// WithShutdownGrace sets how long ServeStreamable lets in-flight requests
+// finish once its context is done, before it closes every connection.
+// Defaults to DefaultShutdownGrace.
+func (c HTTPConfig) WithShutdownGrace(d time.Duration) HTTPConfig {
+	c.shutdownGrace = d
+	return c
+}
+
+// WithAuth sets how requests to /mcp authenticate. Defaults to no
+// authentication.
+func (c HTTPConfig) WithAuth(a AuthConfig) HTTPConfig {
+	c.auth = a
+	return c
+}
+
+// WithHealth sets what /readyz asks. Defaults to always ready.
+func (c HTTPConfig) WithHealth(h Health) HTTPConfig {
+	c.health = h
+	return c
+}
+
+// WithTLS makes ServeStreamable serve HTTPS with cfg, which must hold a
+// certificate. Defaults to plain HTTP.
+func (c HTTPConfig) WithTLS(cfg *tls.Config) HTTPConfig {
+	if cfg != nil {
+		cfg = cfg.Clone()
+	}
+	c.tls = cfg
+	return c
+}
+
+// WithRoute mounts h at pattern (an http.ServeMux pattern, e.g.
+// "GET /metrics") beside /mcp. It gets neither the Host and Origin checks
+// nor authentication nor the rate limit: like /healthz, it is meant for
+// the operator's infrastructure. Defaults to none.
+func (c HTTPConfig) WithRoute(pattern string, h http.Handler) HTTPConfig {
+	c.routes = append(slices.Clone(c.routes), route{pattern, h})
+	return c
+}
+
+// WithMCPMiddleware wraps the whole handling of /mcp, refusals included,
+// in mw (e.g. to count responses); the first one given is the outermost.
+// Defaults to none.
+func (c HTTPConfig) WithMCPMiddleware(mw func(http.Handler) http.Handler) HTTPConfig {
+	c.middleware = append(slices.Clone(c.middleware), mw)
+	return c
+}
+
+// TLSEnabled reports whether WithTLS set a configuration.
+func (c HTTPConfig) TLSEnabled() bool { return c.tls != nil }
+
+func (c HTTPConfig) validate() error {
+	if c.maxBody < 1 {
+		return fmt.Errorf("max body %d bytes is not positive: use a size such as 1MiB", c.maxBody)
+	}
+	if c.rate < 0 || (c.rate > 0 && c.burst < 1) {
+		return fmt.Errorf("rate limit %g/s burst %d: use a rate of 0 (off) or a positive rate and burst", c.rate, c.burst)
+	}
+	if c.maxSessions < 1 {
+		return fmt.Errorf("max sessions %d is not positive: use a number such as %d", c.maxSessions, DefaultMaxSessions)
+	}
+	if c.keepAlive <= 0 || c.sessionIdle <= 0 || c.shutdownGrace <= 0 {
+		return fmt.Errorf("keep-alive, session idle timeout and shutdown grace must be positive durations")
+	}
+	for _, h := range c.allowedHosts {
+		if _, err := hostPattern(h); err != nil {
+			return err
+		}
+	}
+	for _, o := range c.allowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("allowed origin %q: give scheme://host[:port], e.g. https://app.example.com", o)
+		}
+	}
+	for _, r := range c.routes {
+		if r.handler == nil || r.pattern == "" {
+			return fmt.Errorf("route %q has no handler", r.pattern)
+		}
+	}
+	if c.tls != nil && len(c.tls.Certificates) == 0 && c.tls.GetCertificate == nil {
+		return fmt.Errorf("TLS configuration has no certificate: give a certificate and key")
+	}
+	return c.auth.validate()
+}

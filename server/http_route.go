@@ -1,0 +1,214 @@
+package server
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTP header names of the Streamable HTTP transport.
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerSessionID       = "Mcp-Session-Id"
+)
+
+// serveMCP serves /mcp: admit, then hand the request to the go-sdk
+// handler of its era, through a streamWriter.
+func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ctx, pk, answered := h.admit(w, r, start)
+	if answered {
+		return
+	}
+	if r.Method == http.MethodGet || pk.method == "subscriptions/listen" {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer context.AfterFunc(h.streams, stop)()
+		defer stop()
+	}
+	h.reaper.sweep(h.s.mcp.Sessions())
+	next, stateful := h.route(r, pk)
+	if id := r.Header.Get(headerSessionID); stateful && id != "" {
+		defer h.reaper.begin(id)()
+	}
+	if stateful && pk.method == "initialize" && h.openSessions() >= h.cfg.maxSessions {
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "Service Unavailable: too many sessions; retry later, or use protocol 2026-07-28 (no sessions)", http.StatusServiceUnavailable)
+		h.deny(ctx, r, start, "too_many_sessions", http.StatusServiceUnavailable)
+		return
+	}
+	sw := newStreamWriter(w, h.cfg.keepAlive)
+	defer sw.finish()
+	next.ServeHTTP(sw, r.WithContext(ctx))
+}
+
+// admit runs what comes before MCP: rate limit, Host and Origin, CORS
+// preflight, authentication, body limit. When it has answered (a refusal,
+// audited, or a preflight) it says so; else it returns the request's
+// context, carrying the client address and principal, and a peek at the
+// body.
+func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.Time) (context.Context, peek, bool) {
+	ctx := context.WithValue(r.Context(), clientAddrKey{}, h.clientAddr(r).String())
+	if ok, wait := h.allow(r); !ok {
+		rateLimited(w, wait)
+		h.deny(ctx, r, start, "rate_limited", http.StatusTooManyRequests)
+		return ctx, peek{}, true
+	}
+	if reason := h.guard.check(r); reason != "" {
+		http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
+		h.deny(ctx, r, start, reason, http.StatusForbidden)
+		return ctx, peek{}, true
+	}
+	if h.guard.cors(w, r) {
+		return ctx, peek{}, true // a preflight
+	}
+	if h.auth != nil {
+		p, aerr := h.auth.authenticate(r)
+		if aerr != nil {
+			h.refuseAuth(w, aerr)
+			h.deny(ctx, r, start, cmp.Or(aerr.code, "unauthenticated"), aerr.status)
+			return ctx, peek{}, true
+		}
+		ctx = context.WithValue(ctx, principalKey{}, p)
+	}
+	pk, status := h.readBody(w, r)
+	if status != 0 {
+		h.deny(ctx, r, start, "body", status)
+		return ctx, peek{}, true
+	}
+	return ctx, pk, false
+}
+
+// deny writes the audit line of a request refused before MCP.
+func (h *httpHandler) deny(ctx context.Context, r *http.Request, start time.Time, reason string, status int) {
+	who := "anonymous@" + ctx.Value(clientAddrKey{}).(string)
+	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
+		who = p.subject
+	}
+	h.s.audit(ctx, auditEvent{who: who, method: r.Method + " " + r.URL.Path,
+		decision: decisionDeny, reason: reason, status: status, duration: time.Since(start)})
+}
+
+// refuseAuth answers a refused authentication; an error behind it (the
+// issuer's keys unreachable) goes to the log, not to the client.
+func (h *httpHandler) refuseAuth(w http.ResponseWriter, e *authError) {
+	if e.cause != nil {
+		h.s.log.Error("cannot verify bearer tokens", "error", e.cause)
+	}
+	h.auth.challenge(w, e)
+}
+
+// peek is what routing needs from a POST body.
+type peek struct {
+	method string // "" for a batch or an unparsable body
+	modern bool   // the request carries a 2026-07-28 (or later) _meta protocol version
+}
+
+// readBody reads a POST body within the size limit, puts it back for
+// go-sdk and peeks at it. On a refusal it has answered and returns the
+// status.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (peek, int) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return peek{}, 0
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.cfg.bodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			http.Error(w, "request body exceeds "+strconv.FormatInt(mbe.Limit, 10)+" bytes", http.StatusRequestEntityTooLarge)
+			return peek{}, http.StatusRequestEntityTooLarge
+		}
+		http.Error(w, "failed to read the request body", http.StatusBadRequest)
+		return peek{}, http.StatusBadRequest
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return peekBody(body), 0
+}
+
+func peekBody(body []byte) peek {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return peek{}
+	}
+	var v string
+	_ = json.Unmarshal(msg.Params.Meta[mcp.MetaKeyProtocolVersion], &v)
+	return peek{method: msg.Method, modern: revision(v).stateless()}
+}
+
+// route picks the go-sdk handler of a request's era. 2026-07-28 requests
+// (by header or _meta) are stateless, whatever Mcp-Session-Id they carry;
+// legacy requests with a session, and legacy initialize (which creates
+// one), are stateful; the rest (a legacy request without a session, a GET
+// without a session: 405) are stateless.
+func (h *httpHandler) route(r *http.Request, pk peek) (next http.Handler, stateful bool) {
+	switch {
+	case revision(r.Header.Get(headerProtocolVersion)).stateless(), pk.modern:
+		return h.stateless, false
+	case r.Header.Get(headerSessionID) != "", pk.method == "initialize":
+		return h.stateful, true
+	}
+	return h.stateless, false
+}
+
+// clientAddr is the client of r: the peer of the connection, or, when the
+// peer is a trusted proxy, the last X-Forwarded-For address that is not.
+func (h *httpHandler) clientAddr(r *http.Request) netip.Addr {
+	peer := peerAddr(r.RemoteAddr)
+	if !h.trusts(peer) {
+		return peer
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return client // a malformed hop: believe nothing before it
+		}
+		client = a.Unmap().WithZone("")
+		if !h.trusts(client) {
+			return client
+		}
+	}
+	return client
+}
+
+func (h *httpHandler) trusts(a netip.Addr) bool {
+	for _, p := range h.cfg.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// openSessions counts the legacy sessions open now.
+func (h *httpHandler) openSessions() int {
+	n := 0
+	for ss := range h.s.mcp.Sessions() {
+		if ss.ID() != "" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Methods of live resources. go-sdk parses them and runs the listen; the
+// server validates, bounds, and delivers the notifications.
+const (
+	methodSubscribe       = "resources/subscribe"
+	methodUnsubscribe     = "resources/unsubscribe"
+	methodListen          = "subscriptions/listen"
+	notifyAcknowledged    = "notifications/subscriptions/acknowledged"
+	notifyResourceUpdated = "notifications/resources/updated"
+	notifyListChanged     = "notifications/resources/list_changed"
+	notifyProgress        = "notifications/progress"
+)
+
+// subscribeHandler is go-sdk's SubscribeHandler, called for a legacy
+// resources/subscribe and for each resourceSubscriptions URI of a listen
+// (an error then fails the whole listen). The URI is validated like a read
+// and must lie in some provider's uri space; the provider is not called, so
+// a client may subscribe to a resource that does not exist yet.
+func (s *Server) subscribeHandler(_ context.Context, req *mcp.SubscribeRequest) error {
+	if req.Params == nil {
+		return invalidParams("missing params")
+	}
+	rev := revisionOf(req, req.Params.Meta)
+	raw := req.Params.URI
+	norm, u, err := checkURI(raw)
+	if err != nil {
+		s.log.Debug("subscribe refused", "reason", err)
+		return invalidParams("%v", err)
+	}
+	set := s.acquire()
+	m := set.owner(u)
+	set.release()
+	if m == nil {
+		return notFound(rev, raw)
+	}
+	return s.subs.add(req.Session, raw, norm, rev.stateless())
+}
+
+// unsubscribeHandler is go-sdk's UnsubscribeHandler: a legacy
+// resources/unsubscribe, or the end of a listen. Unsubscribing from what
+// is not subscribed succeeds.
+func (s *Server) unsubscribeHandler(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	if req.Params == nil {
+		return invalidParams("missing params")
+	}
+	s.subs.remove(req.Session, req.Params.URI, revisionOf(req, req.Params.Meta).stateless())
+	return nil
+}
+
+// listen serves subscriptions/listen through go-sdk, which subscribes,
+// acknowledges and blocks until the listen ends. The server refuses the
+// method on the handshake revisions and bounds a session's open listens.
+func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	r, ok := req.(*mcp.SubscriptionsListenRequest)
+	if !ok || r.Params == nil || r.Params.Notifications == nil {
+		return next(ctx, method, req) // go-sdk answers the malformed request
+	}
+	if !revisionOf(req, r.Params.Meta).stateless() {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: fmt.Sprintf("%s is a 2026-07-28 method: use %s on this revision", methodListen, methodSubscribe)}
+	}
+	if err := s.subs.beginListen(r.Session); err != nil {
+		return nil, err
+	}
+	res, err := next(ctx, method, req)
+	var id any
+	if lr, ok := res.(*mcp.SubscriptionsListenResult); ok && lr != nil {
+		id = lr.Meta[mcp.MetaKeySubscriptionID]
+	}
+	s.subs.endListen(r.Session, id)
+	return res, err
+}
+
+// sending is the sending middleware of live resources. It registers a
+// listen once its acknowledgement has gone out, so nothing reaches a listen
+// before its acknowledgement (a change flushed in between is one the
+// client sees anyway when it reads after the acknowledgement, since
+// providers report changes after they happen). It sends the server's own change
+// notifications, which travel to it as a progress notification carrying an
+// *outgoing: go-sdk has no public way to send an arbitrary notification on
+// a session, and this way it still goes through the session's connection
+// and transport, stdio or HTTP alike.
+func (s *Server) sending(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case notifyProgress:
+			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok {
+				if o, ok := p.ProgressToken.(*outgoing); ok {
+					return next(ctx, o.method, o.request())
+				}
+			}
+		case notifyAcknowledged:
+			res, err := next(ctx, method, req)
+			p, _ := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams)
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if err == nil && p != nil && ss != nil && p.Meta[mcp.MetaKeySubscriptionID] != nil {
+				s.subs.acknowledged(ss, p.Meta[mcp.MetaKeySubscriptionID], p.Notifications)
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
