@@ -51,3 +51,23 @@ func TestBenchWasm(t *testing.T) {
 	_, err = p.List(ctx, "p2")
 	require.ErrorIs(t, err, abi.ErrInvalidParams)
 }
+
+// TestBenchWasm_ManyLargeReads: hundreds of 1 MiB reads on one instance
+// under the default 64 MiB memory limit never run out of memory. Before the
+// SDK yielded to the runtime after each call, the Go collector's background
+// workers never ran in the reactor and every ~60th read hit the limit.
+func TestBenchWasm_ManyLargeReads(t *testing.T) {
+	ctx := t.Context()
+	rt, err := runtime.New(ctx, runtime.NewConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), runtime.NewProviderConfig().WithPoolSize(1))
+	require.NoError(t, err)
+	for i := range 250 {
+		_, err := p.Read(ctx, "bench:///1m")
+		require.NoError(t, err, "read %d (memory %d KiB)", i, p.Stats().MemoryHigh>>10)
+	}
+	st := p.Stats()
+	require.Zero(t, st.Faults)
+	require.Equal(t, uint64(1), st.Instantiated, "one instance served every read")
+}

@@ -1,6 +1,7 @@
 package filesprov
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -67,7 +68,11 @@ func (f *files) readFile(ctx context.Context, rel string, limit int64) ([]byte, 
 	if err := checkRegular(rel, info, limit); err != nil {
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	// Size the buffer from the stat so a read is one or two fd_read calls,
+	// not io.ReadAll's doubling from 512 bytes.
+	buf := bytes.NewBuffer(make([]byte, 0, min(info.Size(), limit)+1))
+	_, err = buf.ReadFrom(io.LimitReader(file, limit+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, nil, mcpw.Internal("read %q: %v", rel, err)
 	}

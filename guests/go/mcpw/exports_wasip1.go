@@ -83,6 +83,11 @@ func serve(op opCode, inLen uint32) uint32 {
 	if cap(out) > keepBuffer {
 		outBuf = nil
 	}
+	// Let the runtime's background goroutines (the GC's mark workers) run:
+	// in a reactor nothing else schedules them between calls, and without
+	// them a collection never finishes and the heap grows to the memory
+	// limit after a few dozen large reads.
+	runtime.Gosched()
 	return status
 }
 
