@@ -30,7 +30,7 @@ func TestAudit_stdio(t *testing.T) {
 	audit, logs := newLogger()
 	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithLogger(log).WithAuditLogger(audit))
 	in := strings.NewReader(readLine(1, "notes:///hello") + readLine(2, "notes:///missing") + readLine(3, "other:///x") +
-		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{` + stdioMeta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x",` + stdioMeta + `}}` + "\n" +
 		`{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{` + stdioMeta + `}}` + "\n")
 	var out strings.Builder
 	require.NoError(t, s.ServeStdio(t.Context(), in, &out))
@@ -40,7 +40,7 @@ func TestAudit_stdio(t *testing.T) {
 		`who=stdio method=resources/read uri=notes:///hello provider=notes decision=allow bytes=12 duration=`,
 		`who=stdio method=resources/read uri=notes:///missing provider=notes decision=deny reason=not_found bytes=0`,
 		`who=stdio method=resources/read uri=other:///x decision=deny reason=not_found`,
-		`who=stdio method=tools/list decision=deny reason=method_not_found`,
+		`who=stdio method=tools/call decision=deny reason=method_not_found`,
 	}
 	for _, w := range want {
 		require.True(t, slicesContainsSub(lines, w), "no line with %q in\n%s", w, strings.Join(lines, "\n"))
@@ -61,7 +61,7 @@ func slicesContainsSub(lines []string, sub string) bool {
 func TestAudit_http(t *testing.T) {
 	log, logs := newLogger()
 	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithLogger(log))
-	url := serveHTTP(t, s, NewHTTPConfig().WithRateLimit(1000, 3))
+	url := serveHTTP(t, s, NewHTTPConfig().WithRateLimit(1000, 10))
 
 	status, _, _ := rawPost(t, url, modernHeaders("resources/read", "notes:///logo.png"), modernRead("notes:///logo.png"))
 	require.Equal(t, http.StatusOK, status)

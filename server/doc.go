@@ -17,9 +17,12 @@
 // It is built on github.com/modelcontextprotocol/go-sdk; no go-sdk type
 // crosses its API.
 //
-// It refuses to do anything else. It declares only the resources and
-// completions capabilities, answers every other method (tools, prompts,
-// logging) with -32601, runs no provider code of its own and knows nothing
+// It refuses to do anything else. It serves resources and completions; it
+// declares tools and prompts only to answer their lists with empty pages
+// (2026-07-28 needs cache hints on every list, and clients probe them), and
+// answers tools/call, prompts/get and every unknown method with -32601. It
+// accepts legacy logging/setLevel and ignores it (logs go to stderr). It
+// runs no provider code of its own and knows nothing
 // of WebAssembly: providers reach it through the [Provider] interface, and
 // cmd/mcp-wasm wires the runtime in.
 //

@@ -58,6 +58,8 @@ func New(cfg Config) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
+			Tools:       &mcp.ToolCapabilities{},   // always empty: see empty.go
+			Prompts:     &mcp.PromptCapabilities{}, // always empty: see empty.go
 		},
 		SubscribeHandler:          s.subscribeHandler,
 		UnsubscribeHandler:        s.unsubscribeHandler,
@@ -136,9 +138,13 @@ func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 			return s.readResource(ctx, r)
 		case *mcp.CompleteRequest:
 			return s.complete(ctx, r)
+		case *mcp.ListToolsRequest:
+			return s.listTools(ctx, r)
+		case *mcp.ListPromptsRequest:
+			return s.listPrompts(ctx, r)
 		}
 		switch {
-		case method == "initialize", method == "ping", method == "server/discover",
+		case method == "initialize", method == "ping", method == "server/discover", method == "logging/setLevel",
 			method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
 			return next(ctx, method, req)
 		case method == methodListen:
