@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/bench/benchprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/files/filesprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
@@ -52,9 +53,46 @@ func BenchmarkReadStdio(b *testing.B) {
 	}
 }
 
-func benchWasmFiles(b *testing.B, dir string) *runtime.Provider {
+// BenchmarkReadStdioBench is BenchmarkReadStdio for the bench provider
+// (fixed in-memory resources, no file I/O): natively, as a Go guest and as
+// a C guest. It isolates the sandbox's cost from a provider's own work.
+//
+//	go test ./cmd/mcp-wasm -run XXX -bench ReadStdioBench -benchmem -count 5
+func BenchmarkReadStdioBench(b *testing.B) {
+	impls := []struct {
+		name string
+		p    server.Provider
+	}{
+		{"native", &nativeProvider{p: benchprov.New(), host: &mcpw.MapHost{}}},
+		{"wasm-go", benchLoad(b, testguest.Go(b, "guests/bench"))},
+		{"wasm-c", benchLoad(b, testguest.C(b, "cbench", "guests/c/mcpw.c", "guests/cbench/cbench.c"))},
+	}
+	for _, size := range []struct {
+		name, uri string
+		n         int
+	}{{"1KiB", "bench:///1k", 1 << 10}, {"1MiB", "bench:///1m", 1 << 20}} {
+		for _, impl := range impls {
+			b.Run(size.name+"/"+impl.name, func(b *testing.B) { benchReadStdio(b, impl.p, size.uri, size.n) })
+		}
+	}
+}
+
+func benchLoad(b *testing.B, path string) *runtime.Provider {
 	ctx := context.Background()
-	rt, err := runtime.New(ctx, runtime.NewConfig())
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(warnLogger()))
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = rt.Close(ctx) })
+	p, err := rt.LoadFile(ctx, path, runtime.NewProviderConfig())
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = p.Close(ctx) })
+	return p
+}
+
+func benchWasmFiles(b *testing.B, dir string) *runtime.Provider { return benchWasmFilesT(b, dir) }
+
+func benchWasmFilesT(b testing.TB, dir string) *runtime.Provider {
+	ctx := context.Background()
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(warnLogger()))
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = rt.Close(ctx) })
 	wasm, err := os.ReadFile(testguest.Go(b, "guests/files"))
@@ -69,7 +107,7 @@ func benchWasmFiles(b *testing.B, dir string) *runtime.Provider {
 }
 
 func benchReadStdio(b *testing.B, p server.Provider, uri string, size int) {
-	srv, err := server.New(server.NewConfig().WithProviders(p).WithLogger(discardLogger()))
+	srv, err := server.New(server.NewConfig().WithProviders(p).WithLogger(warnLogger()))
 	require.NoError(b, err)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -141,3 +179,8 @@ func (n *nativeProvider) Complete(ctx context.Context, req abi.CompleteRequest) 
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// warnLogger shows warnings (a failing provider call) during benchmarks.
+func warnLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
