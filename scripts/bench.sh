@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Reproduces the micro-benchmarks in docs/performance.md: the runtime's
+# per-call overhead, instantiation and loading, strict decoding, and reads
+# end to end over stdio (wasm vs native). Needs clang + wasi-libc for the C
+# guest (see README). Prints benchstat-friendly lines to stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-5}
+echo "# $(go version); $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+go test ./abi -run XXX -bench . -benchmem -count "$COUNT"
+go test ./runtime -run XXX -bench BenchmarkCall -benchmem -count "$COUNT"
+go test ./runtime -run XXX -bench 'BenchmarkInstantiate|BenchmarkLoad' -benchmem -count 3 -benchtime 20x
+go test ./cmd/mcp-wasm -run XXX -bench ReadStdio -benchmem -count "$COUNT"
