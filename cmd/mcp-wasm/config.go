@@ -42,6 +42,7 @@ type serverFile struct {
 type providerFile struct {
 	Module string     `json:"module"`
 	Name   string     `json:"name"`
+	Mount  string     `json:"mount"`
 	Grants grantsFile `json:"grants"`
 	Limits limitsFile `json:"limits"`
 	Cache  *cacheFile `json:"cache"`
@@ -143,6 +144,7 @@ type providerSpec struct {
 	label  string // the name if given, else the module as written
 	module string // absolute
 	name   string // replaces the module's own name; "" keeps it
+	mount  string // scheme prefix (mount.go); "" serves the module's own URIs
 	cache  *abi.CacheHint
 	cfg    runtime.ProviderConfig
 	limits string // for the summary
@@ -254,6 +256,10 @@ func resolveProvider(src *configSource, base, path string, pf providerFile, env 
 		bad("module", "%s: no such file: check the path (it is relative to the config file's directory)", pf.Module)
 	case !fi.Mode().IsRegular():
 		bad("module", "%s is not a regular file: give the .wasm file", pf.Module)
+	}
+	spec.mount = pf.Mount
+	if pf.Mount != "" && !validMount(pf.Mount) {
+		bad("mount", "%q is not a mount prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes MOUNT+scheme: in every URI)", pf.Mount)
 	}
 	spec.cache = resolveCache(pf.Cache, bad)
 	grants := resolveGrants(base, pf.Grants, env, bad)

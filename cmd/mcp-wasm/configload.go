@@ -16,7 +16,8 @@ import (
 // Embedding keeps every other method of the runtime provider visible.
 type served struct {
 	*runtime.Provider
-	desc abi.Describe
+	desc  abi.Describe
+	mount string // scheme prefix, see mount.go; "" serves the provider's own URIs
 }
 
 // Describe returns the describe with the operator's overrides.
@@ -92,7 +93,7 @@ func override(cc *checkedConfig, spec providerSpec, p *runtime.Provider) (*serve
 			return nil, fmt.Errorf("%s: %v", cc.where(spec, "cache"), err)
 		}
 	}
-	return &served{Provider: p, desc: d}, nil
+	return &served{Provider: p, desc: mountDescribe(spec.mount, d), mount: spec.mount}, nil
 }
 
 // checkSet refuses two providers with one name or with overlapping uri
@@ -110,7 +111,7 @@ func checkSet(cc *checkedConfig, set providerSet) []string {
 			}
 			if ra, rb, ok := overlap(a.desc, b.desc); ok {
 				problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s at line %d: "+
-					"serve only one of them, or use modules with disjoint uri spaces", cc.where(pb, ""), rb, ra, pa.path, cc.src.line(pa.path)))
+					"give one of them a \"mount\" (e.g. \"mount\": \"docs\" serves docs+file:///...), or serve only one", cc.where(pb, ""), rb, ra, pa.path, cc.src.line(pa.path)))
 			}
 		}
 	}
