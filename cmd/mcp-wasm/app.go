@@ -93,6 +93,20 @@ func newLogger(c *cli.Context) (*slog.Logger, error) {
 	return nil, usageError("--log-format %q: use text or json", c.String("log-format"))
 }
 
+// newLoggedRuntime builds the logger and the host runtime from the common
+// flags: the start of every command that runs guests.
+func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
+	log, err := newLogger(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := newRuntime(c, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return log, rt, nil
+}
+
 // newRuntime builds the host runtime from the global flags.
 func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
 	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)

@@ -41,11 +41,7 @@ func callAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(c)
-	if err != nil {
-		return err
-	}
-	rt, err := newRuntime(c, log)
+	_, rt, err := newLoggedRuntime(c)
 	if err != nil {
 		return err
 	}

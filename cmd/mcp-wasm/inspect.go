@@ -32,11 +32,7 @@ func inspectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			log, err := newLogger(c)
-			if err != nil {
-				return err
-			}
-			rt, err := newRuntime(c, log)
+			_, rt, err := newLoggedRuntime(c)
 			if err != nil {
 				return err
 			}

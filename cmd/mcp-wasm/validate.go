@@ -35,11 +35,7 @@ func validateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(c)
-	if err != nil {
-		return err
-	}
-	rt, err := newRuntime(c, log)
+	log, rt, err := newLoggedRuntime(c)
 	if err != nil {
 		return err
 	}
