@@ -26,7 +26,7 @@ func openGrant(hostPath string) (fsys fs.FS, root *os.Root, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: open granted directory: %w", ErrConfig, err)
 		}
-		return root.FS(), root, nil
+		return &treeFS{FS: root.FS(), root: root}, root, nil
 	case fi.Mode().IsRegular():
 		// The operator named hostPath, so its symlinks are the operator's:
 		// resolve them once, here. The guest can then reach only the name
@@ -44,6 +44,37 @@ func openGrant(hostPath string) (fsys fs.FS, root *os.Root, err error) {
 		return nil, nil, fmt.Errorf("%w: granted path %s is neither a directory nor a regular file (%s): grant a directory or a regular file", ErrConfig, hostPath, fi.Mode().Type())
 	}
 }
+
+// treeFS is a granted directory: root.FS() for metadata and listings, with
+// opens that cannot block the host. Opening a FIFO (or a device) blocks in
+// the kernel, inside a host function that no deadline can interrupt, so
+// every open is non-blocking and anything but a regular file or a directory
+// is refused after it. It deliberately has no ReadFile, which would open
+// the file without that check.
+type treeFS struct {
+	fs.FS
+	root *os.Root
+}
+
+func (t *treeFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	file, err := t.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := file.Stat(); err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+		_ = file.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return file, nil
+}
+
+// Stat and ReadDir come from root.FS(): they never open a file's contents.
+func (t *treeFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(t.FS, name) }
+
+func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(t.FS, name) }
 
 // fileFS is a read-only directory holding exactly one file, name, read
 // from hostName in root. Every other name does not exist. The file is

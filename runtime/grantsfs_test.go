@@ -244,3 +244,26 @@ func TestFileGrantListing(t *testing.T) {
 	_, err = p.Read(ctx, "file:///private.txt")
 	require.ErrorIs(t, err, abi.ErrNotFound)
 }
+
+// TestGrantTreeFIFO: a FIFO inside a granted directory is refused at once.
+// Opening it for reading would block the host in the kernel, inside a host
+// function the call's deadline cannot interrupt.
+func TestGrantTreeFIFO(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("fine"), 0o644))
+	if err := exec.Command("mkfifo", filepath.Join(dir, "pipe")).Run(); err != nil {
+		t.Skip("mkfifo not available")
+	}
+	p := grantProbe(t, runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}})
+	got, err := probe(t, p, "r3ok.txt")
+	require.NoError(t, err)
+	require.Equal(t, "fine", got)
+	done := make(chan error, 1)
+	go func() { _, err := probe(t, p, "r3pipe"); done <- err }()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, abi.ErrNotFound)
+	case <-time.After(20 * time.Second):
+		t.Fatal("opening a FIFO in a granted directory blocked the host")
+	}
+}
