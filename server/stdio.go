@@ -20,8 +20,11 @@ import (
 // `printf '...' | mcp-wasm serve` gets its answers and a shutdown signal
 // does not cut a read in half.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lockedWriter{w: out}
+	filtered := filterInput(in, w)
+	defer filtered.Close()
 	t := &drainTransport{
-		inner: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}},
+		inner: &mcp.IOTransport{Reader: io.NopCloser(filtered), Writer: nopWriteCloser{w}},
 		stop:  ctx,
 		grace: 2 * s.cfg.callTimeout,
 	}
