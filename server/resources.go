@@ -15,24 +15,11 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	rev := revisionOf(req, meta)
-	set := s.acquire()
-	defer set.release()
-	pos, err := s.startPosition(set.mounts, kindResources, cursor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindResources, abi.OpList, s.fetchResources, resourceFor)
 	if err != nil {
 		return nil, err
 	}
-	l := lister[abi.Resource]{op: abi.OpList, mounts: set.mounts, fetch: s.fetchResources}
-	items, next := l.page(ctx, s, pos)
-	res := &listResourcesResult{
-		stateless:  newStateless(rev, set.listCache),
-		Resources:  make([]abi.Resource, len(items)),
-		NextCursor: s.nextCursor(next),
-	}
-	for i, r := range items {
-		res.Resources[i] = resourceFor(r, rev)
-	}
-	return res, nil
+	return &listResourcesResult{stateless: st, Resources: items, NextCursor: next}, nil
 }
 
 // listTemplates serves resources/templates/list: one merged page across
@@ -44,24 +31,32 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	rev := revisionOf(req, meta)
-	set := s.acquire()
-	defer set.release()
-	pos, err := s.startPosition(set.mounts, kindTemplates, cursor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindTemplates, abi.OpTemplates, s.fetchTemplates, templateFor)
 	if err != nil {
 		return nil, err
 	}
-	l := lister[abi.ResourceTemplate]{op: abi.OpTemplates, mounts: set.mounts, fetch: s.fetchTemplates}
+	return &listTemplatesResult{stateless: st, ResourceTemplates: items, NextCursor: next}, nil
+}
+
+// listPage serves one client page of a merged list on the provider set of
+// this request: it decodes the cursor, collects the page, shapes every item
+// for the revision and returns the page's cache fields and next cursor.
+func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind, op string,
+	fetch func(context.Context, *mount, string) ([]T, string, error), shape func(T, revision) T,
+) ([]T, stateless, string, error) {
+	set := s.acquire()
+	defer set.release()
+	pos, err := s.startPosition(set.mounts, kind, cursor)
+	if err != nil {
+		return nil, stateless{}, "", err
+	}
+	l := lister[T]{op: op, mounts: set.mounts, fetch: fetch}
 	items, next := l.page(ctx, s, pos)
-	res := &listTemplatesResult{
-		stateless:         newStateless(rev, set.listCache),
-		ResourceTemplates: make([]abi.ResourceTemplate, len(items)),
-		NextCursor:        s.nextCursor(next),
+	out := make([]T, len(items))
+	for i, item := range items {
+		out[i] = shape(item, rev)
 	}
-	for i, t := range items {
-		res.ResourceTemplates[i] = templateFor(t, rev)
-	}
-	return res, nil
+	return out, newStateless(rev, set.listCache), s.nextCursor(next), nil
 }
 
 // startPosition decodes a client cursor ("" starts the listing) against
