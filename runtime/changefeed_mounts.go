@@ -14,26 +14,16 @@ type mountedPath struct {
 	file  bool
 }
 
-// mountedPaths resolves the provider's grants the way mounts (load.go)
-// mounts them: the i-th grant without a guest path goes where the i-th
-// filesystem request of describe asks, and a single file appears under its
+// mountedPaths resolves the provider's grants to where they are mounted
+// (guestMount, as load.go mounts them); a single file appears under its
 // base name in a directory at the mount. A grant that no longer resolves is
 // left out.
 func (p *Provider) mountedPaths() []mountedPath {
-	var requested []string
-	if p.desc.Requests != nil {
-		for _, r := range p.desc.Requests.Filesystem {
-			requested = append(requested, r.Path)
-		}
-	}
 	var out []mountedPath
 	for i, g := range p.cfg.grants.Dirs {
-		guest := g.GuestPath
-		if guest == "" && i < len(requested) {
-			guest = requested[i]
-		}
+		guest, ok := p.guestMount(i, g)
 		fi, err := os.Stat(g.HostPath)
-		if guest == "" || err != nil {
+		if !ok || err != nil {
 			continue
 		}
 		if fi.IsDir() {

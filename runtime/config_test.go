@@ -59,3 +59,13 @@ func TestConfig_Invalid(t *testing.T) {
 	_, err := New(context.Background(), NewConfig().WithMaxConcurrency(0))
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// TestLoad_ExtraDirGrant: a directory grant with no guest path needs a
+// matching filesystem request in describe; minimal requests none.
+func TestLoad_ExtraDirGrant(t *testing.T) {
+	rt := newTestRuntime(t, NewConfig())
+	_, err := rt.Load(context.Background(), "minimal", minimalWasm(t),
+		NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: t.TempDir()}}}))
+	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorContains(t, err, "remove the extra grant")
+}

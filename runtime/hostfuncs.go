@@ -119,8 +119,12 @@ func configGet(ctx context.Context, mod api.Module, stack []uint64) {
 	vptr, vcap := api.DecodeU32(stack[2]), api.DecodeU32(stack[3])
 	key := view(mod, abi.ImportConfigGet, kptr, klen)
 	dst := view(mod, abi.ImportConfigGet, vptr, vcap)
+	if klen > maxConfigKey { // no key is longer; never copy a huge guest range into a string
+		stack[0] = api.EncodeI32(abi.ResultDenied)
+		return
+	}
 	v, ok := st.config[string(key)]
-	if !ok || klen > maxConfigKey {
+	if !ok {
 		stack[0] = api.EncodeI32(abi.ResultDenied)
 		return
 	}

@@ -202,17 +202,10 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 // read-only.
 func (p *Provider) mounts() (wazero.FSConfig, error) {
 	fsCfg := wazero.NewFSConfig()
-	var requested []abi.FSRequest
-	if p.desc.Requests != nil {
-		requested = p.desc.Requests.Filesystem
-	}
 	for i, g := range p.cfg.grants.Dirs {
-		guest := g.GuestPath
-		if guest == "" {
-			if i >= len(requested) {
-				return nil, fmt.Errorf("%w: the operator granted %d directories but provider %q requests %d: remove the extra grant", ErrConfig, len(p.cfg.grants.Dirs), p.name, len(requested))
-			}
-			guest = requested[i].Path
+		guest, ok := p.guestMount(i, g)
+		if !ok {
+			return nil, fmt.Errorf("%w: the operator granted %d directories but provider %q requests fewer: remove the extra grant or give it a guest path", ErrConfig, len(p.cfg.grants.Dirs), p.name)
 		}
 		fsys, root, err := openGrant(g.HostPath)
 		if err != nil {
@@ -222,6 +215,19 @@ func (p *Provider) mounts() (wazero.FSConfig, error) {
 		fsCfg = fsCfg.WithFSMount(fsys, guest)
 	}
 	return fsCfg, nil
+}
+
+// guestMount is where the i-th grant g is mounted in the guest: its own
+// guest path, else the i-th path the provider's describe requests. ok is
+// false when neither exists.
+func (p *Provider) guestMount(i int, g DirGrant) (string, bool) {
+	if g.GuestPath != "" {
+		return g.GuestPath, true
+	}
+	if p.desc.Requests == nil || i >= len(p.desc.Requests.Filesystem) {
+		return "", false
+	}
+	return p.desc.Requests.Filesystem[i].Path, true
 }
 
 // newInstance makes a fresh instance under the init deadline. The caller
