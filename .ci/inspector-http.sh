@@ -10,13 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-INSPECTOR_VERSION=2.12.0
-IDIR="${HOME}/.cache/mcp-wasm-ci/inspector-${INSPECTOR_VERSION}"
-if [ ! -x "$IDIR/node_modules/.bin/mcp-inspector" ]; then
-  mkdir -p "$IDIR"
-  (cd "$IDIR" && npm init -y >/dev/null && npm install --no-audit --no-fund "@modelcontextprotocol/inspector@${INSPECTOR_VERSION}" >/dev/null)
-fi
-I="$IDIR/node_modules/.bin/mcp-inspector"
+. .ci/lib.sh
+I=$(inspector_bin)
 
 go build -o build/mcp-wasm ./cmd/mcp-wasm
 make -s build/guests/conformance.wasm
