@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -248,7 +247,6 @@ func TestE2E_ModulesTogether(t *testing.T) {
 			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "cdocs:///crc32-table"})
 			require.NoError(t, err)
 			require.Len(t, res.Contents[0].Blob, 1024)
-			_ = base64.StdEncoding
 		})
 	}
 }
