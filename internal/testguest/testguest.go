@@ -85,16 +85,39 @@ func Go(tb testing.TB, pkg string) string {
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out+".tmp", "./"+pkg)
+	tmp := tempOut(tb, out)
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", tmp, "./"+pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
+		_ = os.Remove(tmp)
 		tb.Fatalf("build Go guest %s: %v\n%s", pkg, err, b)
 	}
-	if err := os.Rename(out+".tmp", out); err != nil {
+	publish(tb, tmp, out)
+	return out
+}
+
+// tempOut returns a fresh file name beside out for a build to write. The
+// in-process mutex does not cover the separate test processes of
+// `go test ./...`, so two of them may build the same guest at once: each
+// writes its own temporary file and renames it into place atomically.
+func tempOut(tb testing.TB, out string) string {
+	tb.Helper()
+	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".*.tmp")
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return out
+	_ = f.Close()
+	return f.Name()
+}
+
+// publish renames a finished build to its cached name.
+func publish(tb testing.TB, tmp, out string) {
+	tb.Helper()
+	if err := os.Rename(tmp, out); err != nil {
+		_ = os.Remove(tmp)
+		tb.Fatal(err)
+	}
 }
 
 // ClangFlags are the flags every C guest is built with; the Makefile uses the same.
@@ -133,16 +156,16 @@ func C(tb testing.TB, name string, srcs ...string) string {
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
-	args := append(append([]string{}, ClangFlags...), "-I", filepath.Join(root, "guests", "c"), "-o", out+".tmp")
+	tmp := tempOut(tb, out)
+	args := append(append([]string{}, ClangFlags...), "-I", filepath.Join(root, "guests", "c"), "-o", tmp)
 	for _, s := range srcs {
 		args = append(args, filepath.Join(root, s))
 	}
 	cmd := exec.Command("clang", args...)
 	if b, err := cmd.CombinedOutput(); err != nil {
+		_ = os.Remove(tmp)
 		tb.Fatalf("build C guest %s: %v\n%s", name, err, b)
 	}
-	if err := os.Rename(out+".tmp", out); err != nil {
-		tb.Fatal(err)
-	}
+	publish(tb, tmp, out)
 	return out
 }
