@@ -1,0 +1,132 @@
+package wasmbin
+
+import "fmt"
+
+// numGlobals is the size of the global index space.
+func (m *Module) numGlobals() uint32 {
+	return uint32(m.numImported(KindGlobal) + len(m.Globals))
+}
+
+// checkIndices checks every index outside function bodies that names a
+// function, table, memory or global, and decodes every body. After it, no
+// part of the module refers past the index spaces it declares, so entities
+// appended by instrumentation cannot be reached from the module's own code.
+func (m *Module) checkIndices() error {
+	nf, ng, nt := m.NumFuncs(), m.numGlobals(), uint32(len(m.Tables))
+	inRange := map[byte]uint32{KindFunc: nf, KindTable: nt, KindMemory: uint32(len(m.Memories)), KindGlobal: ng}
+	for _, e := range m.Exports {
+		if e.Index >= inRange[e.Kind] {
+			return fmt.Errorf("export %q: index %d out of range (%d)", clip(e.Name), e.Index, inRange[e.Kind])
+		}
+	}
+	if m.Start != nil && *m.Start >= nf {
+		return fmt.Errorf("start function %d out of range (%d functions)", *m.Start, nf)
+	}
+	for i, g := range m.Globals {
+		if err := m.checkConst(g.Init); err != nil {
+			return fmt.Errorf("global %d: %w", i, err)
+		}
+	}
+	for i, e := range m.Elems {
+		if err := m.checkElem(e); err != nil {
+			return fmt.Errorf("element segment %d: %w", i, err)
+		}
+	}
+	for i := range m.Codes {
+		if err := m.decodeBody(i, nil); err != nil {
+			return fmt.Errorf("function %d: %w", m.NumImportedFuncs+uint32(i), err)
+		}
+	}
+	return nil
+}
+
+func (m *Module) checkElem(e Elem) error {
+	if e.Flags&1 == 0 && e.Table >= uint32(len(m.Tables)) {
+		return fmt.Errorf("table %d out of range (%d tables)", e.Table, len(m.Tables))
+	}
+	if e.Offset != nil {
+		if err := m.checkConst(e.Offset); err != nil {
+			return err
+		}
+	}
+	for _, f := range e.Funcs {
+		if f >= m.NumFuncs() {
+			return fmt.Errorf("function index %d out of range (%d functions)", f, m.NumFuncs())
+		}
+	}
+	for _, x := range e.Exprs {
+		if err := m.checkConst(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Module) checkConst(expr []byte) error {
+	switch kind, idx := constIndex(expr); {
+	case kind == opRefFunc && idx >= m.NumFuncs():
+		return fmt.Errorf("ref.func %d out of range (%d functions)", idx, m.NumFuncs())
+	case kind == opGlobalGet && idx >= m.numGlobals():
+		return fmt.Errorf("global.get %d out of range (%d globals)", idx, m.numGlobals())
+	}
+	return nil
+}
+
+// bodyInfo is what decoding one body finds.
+type bodyInfo struct {
+	insts  []inst
+	labels []uint32
+}
+
+// decodeBody decodes function body i whole and checks its block structure.
+// With info, it keeps the instructions and br_table labels there (reusing
+// its slices); without, it only validates.
+func (m *Module) decodeBody(i int, info *bodyInfo) error {
+	c := &m.Codes[i]
+	params := uint64(len(m.Types[m.Funcs[i]].Params))
+	d := &decoder{m: m, r: reader{b: c.Body}, numLocals: params + c.NumLocals, numGlobals: m.numGlobals(), numTables: uint32(len(m.Tables))}
+	keep := info != nil
+	if keep {
+		info.insts, d.labels = info.insts[:0], info.labels[:0]
+	}
+	depth := 1 // the function's own block
+	for d.r.len() > 0 {
+		in, err := d.next()
+		if err != nil {
+			return fmt.Errorf("at body offset %d: %w", in.off, err)
+		}
+		switch in.kind {
+		case kBlock, kLoop, kIf:
+			depth++
+		case kElse:
+			// checked below against the frame it closes
+		case kEnd:
+			depth--
+			if depth == 0 && d.r.len() != 0 {
+				return fmt.Errorf("code after the function's final end at offset %d", in.end)
+			}
+		case kBr, kBrIf:
+			if in.imm >= uint32(depth) {
+				return fmt.Errorf("branch depth %d at offset %d is outside the %d enclosing blocks", in.imm, in.off, depth)
+			}
+		case kBrTable:
+			for _, l := range d.labels[in.imm : in.imm+in.n] {
+				if l >= uint32(depth) {
+					return fmt.Errorf("br_table depth %d at offset %d is outside the %d enclosing blocks", l, in.off, depth)
+				}
+			}
+		}
+		if keep {
+			info.insts = append(info.insts, in)
+		} else if in.kind == kBrTable {
+			d.labels = d.labels[:0]
+		}
+	}
+	if depth != 0 {
+		return fmt.Errorf("%d blocks not closed by end", depth)
+	}
+	if keep {
+		info.labels = d.labels
+	}
+	return nil
+}
