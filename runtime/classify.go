@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +14,10 @@ import (
 // short, host-written description. Guest-controlled text (trap messages,
 // stack frames named by the guest) is not included.
 //
+// Timeouts and cancellations are known from the host's own fault
+// (preemptCheck and host imports panic with one), never from the guest's
+// exit code.
+//
 // A trap counts as running out of memory when the guest grew its memory
 // during the call to within a quarter of the limit (Go and AssemblyScript
 // trap with unreachable when memory.grow fails; C's malloc returns NULL).
@@ -23,16 +26,15 @@ func classify(err error, in *instance, memBefore uint32, memLimit uint64) error 
 	var fault *hostFault
 	switch {
 	case errors.As(err, &fault):
+		if fault.cause != nil {
+			return fmt.Errorf("%w: %s: %w", fault.kind, fault.msg, fault.cause)
+		}
 		return fmt.Errorf("%w: %s", fault.kind, fault.msg)
 	case errors.As(err, &exit):
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			return fmt.Errorf("%w: deadline exceeded", abi.ErrTimeout)
-		case sys.ExitCodeContextCanceled:
-			return fmt.Errorf("%w: call canceled: %w", abi.ErrTimeout, context.Canceled)
-		default:
-			return fmt.Errorf("%w: guest exited with code %d", abi.ErrTrap, exit.ExitCode())
-		}
+		// Only the guest's proc_exit ends a call with an exit code: the
+		// host stops guests with a trap of its own (preemptCheck), never by
+		// closing the module, so no code means a timeout whatever its value.
+		return fmt.Errorf("%w: guest called proc_exit(%d)", abi.ErrTrap, exit.ExitCode())
 	}
 	msg := err.Error()
 	trap := "unknown"

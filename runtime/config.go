@@ -118,6 +118,7 @@ type ProviderConfig struct {
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
 	grants          Grants
+	preempt         preemptMode       // always preemptInstrument outside benchmarks
 	configValues    map[string]string // grants.Config and grants.Secrets, for config_get
 	secretValues    []string          // grants.Secrets values, masked in guest text
 }

@@ -17,7 +17,12 @@ var (
 	ErrMissingExport = errors.New("missing or malformed export")
 	// ErrABIVersion: the module targets an ABI version this host does not speak.
 	ErrABIVersion = errors.New("unsupported ABI version")
-	// ErrCompile: wazero could not compile the module (or compilation timed out).
+	// ErrLimit: the module is over one of the host's structural limits
+	// (functions, locals, body size, tables, ...; see abi/ABI.md) or its
+	// minimum memory is over the provider's memory limit.
+	ErrLimit = errors.New("module over a host limit")
+	// ErrCompile: wazero could not compile the module (or compilation timed
+	// out), or it uses a WebAssembly feature the host does not enable.
 	ErrCompile = errors.New("compile failed")
 	// ErrInit: _initialize or describe failed; also wraps the abi fault kind.
 	ErrInit = errors.New("provider initialization failed")

@@ -49,14 +49,20 @@ func withState(ctx context.Context, st *callState) context.Context {
 }
 
 // hostFault is what a host import panics with; wazero wraps it with %w, so
-// the call's error unwraps to kind.
+// the call's error unwraps to kind (and to cause, when set).
 type hostFault struct {
-	kind error
-	msg  string
+	kind  error
+	msg   string
+	cause error
 }
 
 func (f *hostFault) Error() string { return f.msg }
-func (f *hostFault) Unwrap() error { return f.kind }
+func (f *hostFault) Unwrap() []error {
+	if f.cause != nil {
+		return []error{f.kind, f.cause}
+	}
+	return []error{f.kind}
+}
 
 func violation(format string, args ...any) *hostFault {
 	return &hostFault{kind: abi.ErrViolation, msg: fmt.Sprintf(format, args...)}
@@ -65,7 +71,7 @@ func violation(format string, args ...any) *hostFault {
 // enter fetches the call state and stops the guest if the call is done.
 func enter(ctx context.Context, name string) *callState {
 	if err := ctx.Err(); err != nil {
-		panic(&hostFault{kind: abi.ErrTimeout, msg: name + ": call deadline passed"})
+		panic(stopFault(err))
 	}
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	if st == nil || st.initializing {
@@ -167,6 +173,9 @@ func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress) e
 	}
 	if _, err := b.Instantiate(hctx); err != nil {
 		return fmt.Errorf("instantiate host module: %w", err)
+	}
+	if err := instantiatePreempt(ctx, r); err != nil {
+		return fmt.Errorf("instantiate preemption module: %w", err)
 	}
 	_, err := r.NewHostModuleBuilder("env").NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(envAbort), []api.ValueType{i32, i32, i32, i32}, nil).

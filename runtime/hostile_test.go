@@ -51,7 +51,7 @@ var loadCases = []loadCase{
 	{file: "describe_bad.wasm", want: []error{runtime.ErrInit}},
 	{file: "describe_error.wasm", want: []error{runtime.ErrInit}},
 	// 2. memory declarations
-	{file: "big_min.wasm", want: []error{runtime.ErrCompile}},
+	{file: "big_min.wasm", want: []error{runtime.ErrLimit}},
 	{file: "big_max.wasm"},
 	// 7. exports
 	{file: "no_memory.wasm", want: []error{runtime.ErrMissingExport}},
@@ -181,11 +181,28 @@ var callCases = []callCase{
 	{name: "grow", fixture: "grow", op: abi.OpRead, arg: "evil:grow", text: fmt.Sprint(hostileMemory >> 16)},
 	{name: "growbig", fixture: "grow", op: abi.OpRead, arg: "evil:growbig", text: "1"},
 	{name: "growtrap", fixture: "grow", op: abi.OpRead, arg: "evil:growtrap", want: abi.ErrMemory},
-	// 3. recursion: wazero checks the deadline at loop back-edges, not at
-	// function entry, so the call ends when the stack hits wazero's ceiling
-	// (~160 MB of Go heap): 0.2 s idle, up to ~2 s under -race on a loaded
-	// machine. A slow machine may see the deadline instead.
+	// 3. recursion: unbounded recursion ends at wazero's stack ceiling
+	// (~160 MB of Go heap, 0.2 s idle, up to ~2 s under -race on a loaded
+	// machine) or at the deadline, whichever comes first: every function
+	// entry is a checkpoint.
 	{name: "recurse", fixture: "recurse", op: abi.OpRead, arg: "evil:recurse", want: abi.ErrTrap, alt: abi.ErrTimeout, overrun: 10 * time.Second},
+	// 3b. every control-flow shape that never stops is stopped at its
+	// deadline (spin.wat), loops or not.
+	{name: "spin/exprec", fixture: "spin", op: abi.OpRead, arg: "evil:exprec", want: abi.ErrTimeout},
+	{name: "spin/mutual", fixture: "spin", op: abi.OpRead, arg: "evil:mutual", want: abi.ErrTimeout},
+	{name: "spin/brtable", fixture: "spin", op: abi.OpRead, arg: "evil:brtable", want: abi.ErrTimeout},
+	{name: "spin/loopif", fixture: "spin", op: abi.OpRead, arg: "evil:loopif", want: abi.ErrTimeout},
+	{name: "spin/loopelse", fixture: "spin", op: abi.OpRead, arg: "evil:loopelse", want: abi.ErrTimeout},
+	{name: "spin/loopparam", fixture: "spin", op: abi.OpRead, arg: "evil:loopparam", want: abi.ErrTimeout},
+	{name: "spin/loopbrtable", fixture: "spin", op: abi.OpRead, arg: "evil:loopbrtable", want: abi.ErrTimeout},
+	{name: "spin/nested", fixture: "spin", op: abi.OpRead, arg: "evil:nested", want: abi.ErrTimeout},
+	// (runtime/internal/wasmbin's TestCheckpointBound shows, without
+	// timing, that unwinding is checked at every return point.)
+	{name: "spin/unwind", fixture: "spin", op: abi.OpRead, arg: "evil:unwind", want: abi.ErrTimeout},
+	{name: "spin/fill", fixture: "spin", op: abi.OpRead, arg: "evil:fill", want: abi.ErrTimeout},
+	// 3c. table.grow past the host's table cap fails (-1) instead of
+	// allocating host memory: the table keeps its initial size.
+	{name: "bigtable", fixture: "spin", op: abi.OpRead, arg: "evil:bigtable", text: "1"},
 	// 5. output
 	{name: "output/huge", fixture: "output", op: abi.OpRead, arg: "evil:huge", want: abi.ErrOutputTooLarge},
 	{name: "output/over", fixture: "output", op: abi.OpRead, arg: "evil:over", want: abi.ErrOutputTooLarge},

@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
 const wasiModule = "wasi_snapshot_preview1"
@@ -59,26 +60,30 @@ var abiImports = map[string]hostImport{
 // httpImports are linked only for providers granted outbound HTTP.
 var httpImports = map[string]bool{abi.ImportHTTPFetch: true, abi.ImportHTTPRead: true}
 
-// checkImports rejects, before instantiation, every import the host will not
-// link for this provider, naming it and the fix.
-func checkImports(compiled wazero.CompiledModule, g Grants) error {
-	for _, f := range sortedDefs(compiled.ImportedFunctions()) {
-		mod, name, _ := f.Import()
-		if err := checkImport(mod, name, f, g); err != nil {
+// checkImports rejects, before compiling, every import the host will not
+// link for this provider, naming it and the fix. Imports are checked in
+// name order, so the error is the same whatever the module's order.
+func checkImports(m *wasmbin.Module, g Grants) error {
+	imports := append([]wasmbin.Import(nil), m.Imports...)
+	sort.Slice(imports, func(i, j int) bool {
+		return imports[i].Module+"."+imports[i].Name < imports[j].Module+"."+imports[j].Name
+	})
+	for _, im := range imports {
+		if err := checkImport(im.Module, im.Name, m.Types[im.Type], g); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkImport(mod, name string, f api.FunctionDefinition, g Grants) error {
+func checkImport(mod, name string, f wasmbin.FuncType, g Grants) error {
 	switch {
 	case mod == abi.ImportModule:
 		want, ok := abiImports[name]
 		if !ok {
 			return fmt.Errorf("%w: %s.%s is not a host import of ABI v%d (have: %s): remove it or rebuild against a matching SDK", ErrForbiddenImport, mod, quote(name), abi.Version, strings.Join(sortedKeys(abiImports), ", "))
 		}
-		if !allI32(f.ParamTypes(), want.params) || !allI32(f.ResultTypes(), want.results) {
+		if !allI32Bytes(f.Params, want.params) || !allI32Bytes(f.Results, want.results) {
 			return fmt.Errorf("%w: %s.%s has the wrong signature: see abi/ABI.md", ErrForbiddenImport, mod, name)
 		}
 		if httpImports[name] && !g.HTTP.Granted() {
@@ -150,14 +155,17 @@ func allI32(ts []api.ValueType, n int) bool {
 	return true
 }
 
-func sortedDefs(m []api.FunctionDefinition) []api.FunctionDefinition {
-	out := append([]api.FunctionDefinition(nil), m...)
-	sort.Slice(out, func(i, j int) bool {
-		mi, ni, _ := out[i].Import()
-		mj, nj, _ := out[j].Import()
-		return mi+"."+ni < mj+"."+nj
-	})
-	return out
+// allI32Bytes reports whether ts (binary value types) are n i32s.
+func allI32Bytes(ts []byte, n int) bool {
+	if len(ts) != n {
+		return false
+	}
+	for _, t := range ts {
+		if t != 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

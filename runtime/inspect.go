@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
 // Report is what Inspect learns about a module: the static facts (imports,
@@ -42,14 +43,14 @@ func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg Pro
 		rep.Problems = append(rep.Problems, err.Error())
 		return rep
 	}
-	imports, err := scanImports(wasm)
+	mod, err := parse(wasm, cfg)
 	if err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 		return rep
 	}
-	for _, im := range imports {
-		rep.Imports = append(rep.Imports, ImportInfo{Module: im.module, Name: im.name, Kind: im.kindName(), Verdict: importVerdict(im, cfg.grants)})
-		if v := versionOf(im.module); v > 0 {
+	for _, im := range mod.Imports {
+		rep.Imports = append(rep.Imports, ImportInfo{Module: im.Module, Name: im.Name, Kind: importKindName(im.Kind), Verdict: importVerdict(im, cfg.grants)})
+		if v := versionOf(im.Module); v > 0 {
 			rep.ABIVersion = v
 		}
 	}
@@ -66,34 +67,32 @@ func (r *Runtime) Inspect(ctx context.Context, hint string, wasm []byte, cfg Pro
 		}
 	}
 	rep.Grants = GrantReport(rep.Describe, cfg.grants)
-	if names, err := r.exportNames(ctx, wasm, cfg); err == nil {
-		rep.Exports = names
-		for _, n := range names {
-			prefix, _, _ := strings.Cut(strings.TrimPrefix(n, "mcpw_"), "_")
-			if v := versionOf("mcpw_" + prefix); v > 0 && rep.ABIVersion == 0 {
-				rep.ABIVersion = v
-			}
+	rep.Exports = exportNames(mod)
+	for _, n := range rep.Exports {
+		prefix, _, _ := strings.Cut(strings.TrimPrefix(n, "mcpw_"), "_")
+		if v := versionOf("mcpw_" + prefix); v > 0 && rep.ABIVersion == 0 {
+			rep.ABIVersion = v
 		}
 	}
 	return rep
 }
 
-func importVerdict(im wasmImport, g Grants) string {
+func importVerdict(im wasmbin.Import, g Grants) string {
 	switch {
-	case im.kind != 0:
+	case im.Kind != wasmbin.KindFunc:
 		return "forbidden"
-	case im.module == abi.ImportModule:
-		switch _, ok := abiImports[im.name]; {
+	case im.Module == abi.ImportModule:
+		switch _, ok := abiImports[im.Name]; {
 		case !ok:
 			return "forbidden"
-		case httpImports[im.name] && g.HTTP.Granted():
+		case httpImports[im.Name] && g.HTTP.Granted():
 			return "linked (http granted)"
-		case httpImports[im.name]:
+		case httpImports[im.Name]:
 			return "needs an http grant"
 		}
 		return "linked"
-	case im.module == wasiModule:
-		switch class, ok := wasiImports[im.name]; {
+	case im.Module == wasiModule:
+		switch class, ok := wasiImports[im.Name]; {
 		case !ok:
 			return "forbidden"
 		case class == classFilesystem && len(g.Dirs) > 0:
@@ -102,7 +101,7 @@ func importVerdict(im wasmImport, g Grants) string {
 			return "needs a directory grant"
 		}
 		return "linked"
-	case im.module == "env" && im.name == "abort":
+	case im.Module == "env" && im.Name == "abort":
 		return "linked"
 	}
 	return "forbidden"
@@ -121,24 +120,17 @@ func versionOf(module string) int {
 	return n
 }
 
-// exportNames compiles wasm (through the cache) to list its exports.
-func (r *Runtime) exportNames(ctx context.Context, wasm []byte, cfg ProviderConfig) ([]string, error) {
-	p := &Provider{rt: r, cfg: cfg}
-	p.wr = newWazeroRuntime(ctx, r, cfg)
-	defer p.wr.Close(ctx)
-	cctx, cancel := context.WithTimeout(ctx, cfg.compileTimeout)
-	defer cancel()
-	compiled, err := p.wr.CompileModule(cctx, wasm)
-	if err != nil {
-		return nil, errors.New("does not compile")
-	}
+// exportNames lists the module's function and memory exports, sorted.
+func exportNames(mod *wasmbin.Module) []string {
 	var names []string
-	for n := range compiled.ExportedFunctions() {
-		names = append(names, n)
-	}
-	for n := range compiled.ExportedMemories() {
-		names = append(names, n+" (memory)")
+	for _, e := range mod.Exports {
+		switch e.Kind {
+		case wasmbin.KindFunc:
+			names = append(names, e.Name)
+		case wasmbin.KindMemory:
+			names = append(names, e.Name+" (memory)")
+		}
 	}
 	sort.Strings(names)
-	return names, nil
+	return names
 }

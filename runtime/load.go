@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
@@ -71,19 +72,17 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if len(wasm) > cfg.moduleSizeLimit {
-		return nil, tooLarge(int64(len(wasm)), cfg.moduleSizeLimit)
-	}
-	if err := checkHeader(wasm); err != nil {
+	prep, err := prepare(wasm, cfg)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkImportKinds(wasm); err != nil {
+	if err := checkImports(prep.mod, cfg.grants); err != nil {
 		return nil, err
 	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
 	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
 	p.wr = newWazeroRuntime(ctx, r, cfg)
-	if err := p.compile(ctx, wasm); err != nil {
+	if err := p.compile(ctx, prep.wasm); err != nil {
 		_ = p.wr.Close(ctx)
 		return nil, err
 	}
@@ -95,12 +94,17 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 }
 
 // newWazeroRuntime makes the per-provider wazero runtime: the memory cap is
-// per runtime, and termination on context done is what makes deadlines work.
+// per runtime. wazero's own deadline check stays off: the module's
+// instrumentation stops the guest (see prepare and preempt.go), at every
+// loop, call and return, where wazero's check sees loops only and costs
+// tens of nanoseconds per iteration. The feature set is pinned to the one
+// the structural pass decodes.
 func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazero.Runtime {
 	return wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCoreFeatures(api.CoreFeaturesV2).
 		WithCompilationCache(r.cache).
 		WithMemoryLimitPages(uint32(cfg.memoryLimit/pageSize)).
-		WithCloseOnContextDone(true))
+		WithCloseOnContextDone(cfg.preempt == preemptWazero))
 }
 
 func (p *Provider) compile(ctx context.Context, wasm []byte) error {
@@ -108,20 +112,12 @@ func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 	defer cancel()
 	compiled, err := p.wr.CompileModule(experimental.WithCompilationWorkers(cctx, 2), wasm)
 	if err != nil {
-		msg := err.Error()
-		switch {
-		case cctx.Err() != nil:
+		if cctx.Err() != nil {
 			return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, p.cfg.compileTimeout)
-		case strings.Contains(msg, "over limit of"):
-			return fmt.Errorf("%w: the module's minimum memory is over the memory limit (%d MiB): raise the memory limit or lower the module's initial memory", ErrCompile, p.cfg.memoryLimit>>20)
-		default:
-			return fmt.Errorf("%w: invalid module: %s", ErrCompile, firstLine(msg, 200))
 		}
+		return fmt.Errorf("%w: invalid module: %s", ErrCompile, Sanitize(firstLine(err.Error(), 200), 200))
 	}
 	p.compiled = compiled
-	if err := checkImports(compiled, p.cfg.grants); err != nil {
-		return err
-	}
 	exports, err := checkExports(compiled)
 	if err != nil {
 		return err
