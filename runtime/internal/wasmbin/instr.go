@@ -57,21 +57,21 @@ const (
 type kind uint8
 
 const (
-	kPlain       kind = iota // falls through, constant cost
-	kBlock                   // block
-	kLoop                    // loop
-	kIf                      // if
-	kElse                    // else
-	kEnd                     // end
-	kBr                      // br
-	kBrIf                    // br_if
-	kBrTable                 // br_table
-	kReturn                  // return
-	kUnreachable             // unreachable
-	kCall                    // call
-	kCallIndirect            // call_indirect
-	kRefFunc                 // ref.func
-	kBulk                    // a bulk operation whose cost is its count operand (top of stack)
+	kPlain        kind = iota // falls through, constant cost
+	kBlock                    // block
+	kLoop                     // loop
+	kIf                       // if
+	kElse                     // else
+	kEnd                      // end
+	kBr                       // br
+	kBrIf                     // br_if
+	kBrTable                  // br_table
+	kReturn                   // return
+	kUnreachable              // unreachable
+	kCall                     // call
+	kCallIndirect             // call_indirect
+	kRefFunc                  // ref.func
+	kBulk                     // a bulk operation whose cost is its count operand (top of stack)
 )
 
 // inst is one decoded instruction.
@@ -422,4 +422,3 @@ func (d *decoder) simd() error {
 	}
 	return nil
 }
-

@@ -121,7 +121,7 @@ type Elem struct {
 
 // Code is one function body.
 type Code struct {
-	Locals []LocalDecl
+	Locals    []LocalDecl
 	NumLocals uint64 // declared locals, parameters not included
 	Body      []byte // the instructions, ending with the function's end
 }
