@@ -2,6 +2,7 @@ package filesprov
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -25,6 +26,8 @@ func listable(rel string) bool { return fs.ValidPath(rel) && len(escapePath(rel)
 // directories on after's path and those past it, so resuming a listing
 // never re-walks the pages before it.
 func (f *files) walkAfter(ctx context.Context, opts options, after string, visit visitFunc) error {
+	ctx, done := withSkipLog(ctx)
+	defer done()
 	var rest []string
 	if after != "" {
 		rest = strings.Split(after, "/")
@@ -36,12 +39,12 @@ func (f *files) walkAfter(ctx context.Context, opts options, after string, visit
 // walkDir walks dir; after holds the remaining components of the resume
 // point inside dir (nil = everything). It returns false once visit stops.
 func (f *files) walkDir(ctx context.Context, opts options, dir string, after []string, visit visitFunc) (bool, error) {
-	entries, err := fs.ReadDir(f.fsys, dir)
+	entries, err := f.readDir(ctx, dir)
 	if err != nil {
 		if dir == "." {
 			return false, f.rootError(err)
 		}
-		mcpw.Logf(ctx, mcpw.LevelWarn, "skip directory %s: %v", dir, err)
+		logSkip(ctx, mcpw.LevelWarn, "skip directory %s and everything in it: %v", dir, err)
 		return true, nil
 	}
 	start := 0
@@ -70,25 +73,56 @@ func (f *files) visitEntry(ctx context.Context, opts options, rel string, e fs.D
 	case !opts.visible(e.Name()):
 		return true, nil
 	case e.Type()&fs.ModeSymlink != 0:
-		return true, nil // never followed, never listed
+		return true, nil // never followed, never listed, not worth a line each
 	case e.IsDir():
 		if len(escapePath(rel)) >= maxEscapedPath {
 			return true, nil // nothing below can be listed
 		}
 		return f.walkDir(ctx, opts, rel, after, visit)
-	case e.Type().IsRegular() && listable(rel):
+	case !e.Type().IsRegular():
+		logSkip(ctx, mcpw.LevelInfo, "skip %s: a %s, not a regular file (only regular files are served)", rel, kindOf(e.Type()))
+	case listable(rel):
 		return visit(rel, e), nil
 	}
 	return true, nil
 }
 
+// kindOf names a file type for log lines.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "directory"
+	case m.IsRegular():
+		return "regular file"
+	}
+	return "special file"
+}
+
 // walkTree visits every listable regular file under the directory rel.
 func (f *files) walkTree(ctx context.Context, opts options, rel string, visit visitFunc) error {
+	ctx, done := withSkipLog(ctx)
+	defer done()
 	_, err := f.walkDir(ctx, opts, rel, nil, visit)
 	return err
 }
 
+// rootError is the failure to read the mount itself: a missing grant, or
+// a granted directory the host cannot read. (A bad entry inside it never
+// gets here: readDir skips it.)
 func (f *files) rootError(err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return mcpw.Internal("read directory %s: %v: the granted directory is not readable by mcp-wasm: make it readable by the user mcp-wasm runs as", f.mount, err)
+	}
 	return mcpw.Internal("read directory %s: %v: grant the files provider a directory to mount at %s", f.mount, err, f.mount)
 }
 
