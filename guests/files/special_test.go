@@ -97,6 +97,17 @@ func TestFilesWasmSpecialFiles(t *testing.T) {
 		require.Equal(t, "text of "+rel, *res.Contents[0].Text)
 	}
 
+	t.Run("complete", func(t *testing.T) {
+		for partial, want := range map[string][]string{
+			"":     {"a.txt", "deep/", "sub/", "z/"},
+			"sub/": {"sub/b.txt"},
+			"z/":   {"z/c.txt"},
+		} {
+			cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: partial}})
+			require.NoError(t, err)
+			require.Equal(t, want, cr.Values, partial)
+		}
+	})
 	t.Run("changes", func(t *testing.T) {
 		base, err := p.Changes(ctx, abi.ChangesRequest{})
 		require.NoError(t, err)
