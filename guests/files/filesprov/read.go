@@ -106,6 +106,8 @@ func tooLarge(rel string, size, limit int64) error {
 func statError(ctx context.Context, rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errLink):
+		return mcpw.NotFound("no file %q: %v", rel, unwrapPath(err))
 	case errors.Is(err, fs.ErrPermission):
 		mcpw.Logf(ctx, mcpw.LevelInfo, "cannot read %q: %v: it is a special file (named pipe, socket or device), which the host refuses, or a file the host cannot read", rel, unwrapPath(err))
 		return mcpw.NotFound("no regular file %q that can be read (special files are not served)", rel)

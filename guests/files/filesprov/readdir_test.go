@@ -3,6 +3,7 @@ package filesprov
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -64,12 +65,15 @@ type wasiDir struct {
 	pos     int
 }
 
-func (d *wasiDir) ReadDir(int) ([]fs.DirEntry, error) {
+func (d *wasiDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if d.fs.broken {
 		return nil, &fs.PathError{Op: "readdirent", Path: d.dir, Err: errors.New("I/O error")}
 	}
+	if n > 0 && d.pos == len(d.entries) {
+		return nil, io.EOF
+	}
 	var out []fs.DirEntry
-	for d.pos < len(d.entries) {
+	for d.pos < len(d.entries) && (n <= 0 || len(out) < n) {
 		e := d.entries[d.pos]
 		d.pos++
 		if err := d.fs.refused[join(d.dir, e.Name())]; err != nil {
@@ -138,4 +142,23 @@ func TestSkipLinesAreBounded(t *testing.T) {
 	logs := h.host.Logs()
 	require.Len(t, logs, maxSkipLines+1)
 	require.Equal(t, fmt.Sprintf("skipped %d more entries that are not regular files or could not be read", 2*maxSkipLines), logs[maxSkipLines].Message)
+}
+
+// TestReadFindsEntriesPastSpecialFiles: a read looks its path up in the
+// directory entries, and an entry that cannot be looked at (before it or
+// itself) neither hides the file nor hangs the lookup.
+func TestReadFindsEntriesPastSpecialFiles(t *testing.T) {
+	w := &wasiFS{
+		MapFS:   fstest.MapFS{"a": {Data: []byte("A")}, "pipe": {}, "sub/pipe": {}, "sub/z": {Data: []byte("Z")}},
+		refused: map[string]error{"pipe": fs.ErrPermission, "sub/pipe": fs.ErrPermission},
+	}
+	h := &harness{t: t, p: newFiles(w, testMount), host: &mcpw.MapHost{}}
+	require.Equal(t, "Z", *h.read("file:///sub/z").Contents[0].Text)
+	require.Equal(t, "A", *h.read("file:///a").Contents[0].Text)
+	e := h.fail("read", map[string]string{"uri": "file:///sub/pipe"})
+	require.Contains(t, e.Message, "special files are not served")
+
+	w.broken = true
+	e = h.fail("read", map[string]string{"uri": "file:///sub/z"})
+	require.Equal(t, "not_found", e.Code)
 }

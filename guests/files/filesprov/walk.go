@@ -3,7 +3,7 @@ package filesprov
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -133,19 +133,78 @@ func join(dir, name string) string {
 	return path.Join(dir, name)
 }
 
-// lstatChain checks that every parent of rel is a real directory (not a
-// symbolic link) and returns rel's own Lstat. It does not rely on the
-// host's mount to stop a link pointing out of the tree.
+// errLink marks a path that goes through a symbolic link.
+var errLink = errors.New("a symbolic link is on the way (links are not followed)")
+
+// lstatChain returns rel's own FileInfo after checking, in the directory
+// entries themselves, that no component of rel is a symbolic link and that
+// every parent is a directory. fs.Lstat cannot tell: under WASI, wazero
+// answers lstat by following the link (its fs.FS adapter has no lstat),
+// and the host's mount follows links that stay inside the granted
+// directory. Without this, a visible name linking to a hidden file, or to
+// a file in a hidden directory, would serve it.
 func (f *files) lstatChain(rel string) (fs.FileInfo, error) {
+	if rel == "." {
+		return fs.Stat(f.fsys, ".")
+	}
 	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		info, err := fs.Lstat(f.fsys, strings.Join(parts[:i], "/"))
+	dir := "."
+	for i, name := range parts {
+		e, err := f.entry(dir, name)
 		if err != nil {
 			return nil, err
 		}
-		if !info.IsDir() {
-			return nil, fmt.Errorf("%s: %w", strings.Join(parts[:i], "/"), fs.ErrNotExist)
+		p := join(dir, name)
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			return nil, &fs.PathError{Op: "lstat", Path: p, Err: errLink}
+		case i == len(parts)-1:
+			return e.Info()
+		case !e.IsDir():
+			return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+		}
+		dir = p
+	}
+	return nil, &fs.PathError{Op: "lstat", Path: rel, Err: fs.ErrNotExist} // unreachable: parts is not empty
+}
+
+// maxEntryFailures bounds the failed reads in a row while looking for an
+// entry, so that a directory whose reading always fails cannot loop.
+const maxEntryFailures = 1024
+
+// entry finds name among the entries of dir, reading them in batches: it
+// costs a read of dir up to name. An entry that cannot be looked at (a
+// pipe or a socket, see readDir) fails only its batch, and is answered by
+// its own stat's error.
+func (f *files) entry(dir, name string) (fs.DirEntry, error) {
+	d, err := f.fsys.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	rd, ok := d.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "lstat", Path: dir, Err: fs.ErrNotExist}
+	}
+	for failures := 0; failures < maxEntryFailures; {
+		batch, err := rd.ReadDir(256)
+		for _, e := range batch {
+			if e.Name() == name {
+				return e, nil
+			}
+		}
+		switch {
+		case err == nil && len(batch) == 0, errors.Is(err, io.EOF):
+			failures = maxEntryFailures
+		case err != nil && len(batch) == 0:
+			failures++
+		default:
+			failures = 0
 		}
 	}
-	return fs.Lstat(f.fsys, rel)
+	p := join(dir, name)
+	if _, err := fs.Lstat(f.fsys, p); err != nil {
+		return nil, err // a special file: the host's refusal says so
+	}
+	return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
 }
