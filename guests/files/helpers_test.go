@@ -3,13 +3,17 @@ package main_test
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -57,14 +61,29 @@ func loadFiles(t *testing.T, wasm, root string) (*runtime.Provider, *logSink) {
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
 	logs := &logSink{}
-	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(slog.New(logs)))
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(slog.New(logs)).WithCacheDir(testCacheDir()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	cfg := runtime.NewProviderConfig().WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}}})
+	// -race on a busy machine compiles a Go guest slowly.
+	cfg := runtime.NewProviderConfig().WithCompileTimeout(10 * time.Minute).
+		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}}})
 	p, err := rt.LoadFile(ctx, wasm, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(ctx) })
 	return p, logs
+}
+
+// envFilesWasm passes the built guest to a re-executed test binary.
+const envFilesWasm = "MCPW_TEST_FILES_WASM"
+
+// testCacheDir is a compilation cache that outlives the test, so that the
+// files guest (megabytes of Go wasm) compiles once per machine; a test run
+// as another user (see runAsNobody) keeps its own under its TMPDIR.
+func testCacheDir() string {
+	if os.Getenv(envFilesWasm) != "" {
+		return filepath.Join(os.TempDir(), "cache")
+	}
+	return filepath.Join(testguest.Root(), "build", "runtime-test-cache")
 }
 
 // listNames pages through the whole listing.

@@ -19,9 +19,6 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
-// envFilesWasm passes the built guest to a re-executed test binary.
-const envFilesWasm = "MCPW_TEST_FILES_WASM"
-
 // nobody is the user a root test run drops to, so that file permissions
 // apply to it: root reads a mode-000 file anyway (CAP_DAC_OVERRIDE).
 const nobody = 65534
