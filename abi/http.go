@@ -29,8 +29,9 @@ const (
 // Fetch error codes (FetchError.Code).
 const (
 	// FetchDenied: the operator's grant does not allow this request (scheme,
-	// host, port, path, method, header, a forbidden address after DNS, or a
-	// redirect to any of those).
+	// host, port, path, method, header, an ambiguous path, a forbidden
+	// address after DNS, or a redirect to any of those or to a URL with
+	// userinfo).
 	FetchDenied = "denied"
 	// FetchInvalid: the request is malformed (bad JSON, bad URL, bad header).
 	FetchInvalid = "invalid"

@@ -36,8 +36,8 @@ func parseRule(r HTTPRule) (rule, error) {
 	if p == "" {
 		p = "/"
 	}
-	if !cleanURLPath(p) {
-		return bad("path must not contain '.' or '..' segments, '//', or encoded '.', '/' or '\\'")
+	if err := checkPath(p); err != nil {
+		return bad(fmt.Sprintf("ambiguous path: %v: write the plain path, without dot or empty segments, ';', backslashes or escaped '.', '/', '\\', ';' or '%%'", err))
 	}
 	out := rule{scheme: u.Scheme, host: canonicalHost(u.Hostname()), port: portOf(u), path: p}
 	for _, m := range r.Methods {
@@ -50,7 +50,8 @@ func parseRule(r HTTPRule) (rule, error) {
 }
 
 // allows reports whether the rule allows method on u. u has already passed
-// checkURL.
+// checkURL, so its escaped path means the same to every server, and a
+// prefix match on it is a match on what the server serves.
 func (r rule) allows(method string, u *url.URL) bool {
 	if u.Scheme != r.scheme || canonicalHost(u.Hostname()) != r.host || portOf(u) != r.port {
 		return false
@@ -66,43 +67,6 @@ func (r rule) allows(method string, u *url.URL) bool {
 		return strings.HasPrefix(p, r.path)
 	}
 	return p == r.path || strings.HasPrefix(p, r.path+"/")
-}
-
-// checkURL refuses URLs whose meaning a server could change after the
-// allowlist saw them: dot segments, encoded separators, empty segments.
-func checkURL(u *url.URL) error {
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
-	}
-	if !isASCIIHost(u.Hostname()) {
-		return fmt.Errorf("host is not ASCII")
-	}
-	if p := u.EscapedPath(); p != "" && !cleanURLPath(p) {
-		return fmt.Errorf("path has '.' or '..' segments, '//', or encoded '.', '/' or '\\'")
-	}
-	return nil
-}
-
-// cleanURLPath reports whether an escaped path is absolute and free of dot
-// segments, empty segments and encoded dots, slashes and backslashes, so
-// that no server normalization can move it out of a prefix.
-func cleanURLPath(p string) bool {
-	if !strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
-		return false
-	}
-	lower := strings.ToLower(p)
-	for _, enc := range []string{"%2e", "%2f", "%5c", "%00"} {
-		if strings.Contains(lower, enc) {
-			return false
-		}
-	}
-	segs := strings.Split(p[1:], "/")
-	for i, s := range segs {
-		if s == "." || s == ".." || (s == "" && i != len(segs)-1) {
-			return false
-		}
-	}
-	return true
 }
 
 func canonicalHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }

@@ -46,30 +46,54 @@ func openGrant(hostPath string) (fsys fs.FS, root *os.Root, err error) {
 }
 
 // treeFS is a granted directory: root.FS() for metadata and listings, with
-// opens that cannot block the host. Opening a FIFO (or a device) blocks in
-// the kernel, inside a host function that no deadline can interrupt, so
-// every open is non-blocking and anything but a regular file or a directory
-// is refused after it. It deliberately has no ReadFile, which would open
-// the file without that check.
+// opens that never touch a special file. Opening a FIFO blocks in the
+// kernel, inside a host function that no deadline can interrupt; opening a
+// device can act (a tape rewinds, a watchdog arms); opening a socket fails
+// with an error that says nothing. So Open looks at what a name is before
+// opening it, refuses anything but a regular file or a directory with
+// errSpecialFile, and opens the rest non-blocking and checks again what it
+// opened (the name may be swapped in between). It deliberately has no
+// ReadFile, which would open the file without these checks.
+//
+// wazero's fs.FS adapter implements stat and lstat by opening the file, so
+// a guest's stat of a special file is refused the same way: WASI preview 1
+// has no file type for a FIFO or a socket, so there is no truthful answer to
+// give, and a Go guest would take an unknown type for a regular file.
 type treeFS struct {
 	fs.FS
 	root *os.Root
 }
 
+// errSpecialFile is how a special file in a granted tree is refused: the
+// guest sees EPERM ("operation not permitted"), distinct from the EACCES
+// of a file the host itself cannot read.
+var errSpecialFile = fs.ErrPermission
+
 func (t *treeFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	file, err := t.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	fi, err := t.root.Stat(name) // follows symlinks, inside the root only
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := file.Stat(); err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+	if !servable(fi) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errSpecialFile}
+	}
+	file, err := t.root.OpenFile(name, os.O_RDONLY|openSafe, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := file.Stat(); err != nil || !servable(fi) {
 		_ = file.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errSpecialFile}
 	}
 	return file, nil
 }
+
+// servable reports whether a granted tree serves fi: regular files and
+// directories only.
+func servable(fi fs.FileInfo) bool { return fi.Mode().IsRegular() || fi.IsDir() }
 
 // Stat and ReadDir come from root.FS(): they never open a file's contents.
 func (t *treeFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(t.FS, name) }
@@ -95,7 +119,10 @@ func (f *fileFS) Open(name string) (fs.File, error) {
 	case name != f.name:
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	file, err := f.root.OpenFile(f.hostName, os.O_RDONLY|openNonblock, 0)
+	if fi, err := f.root.Stat(f.hostName); err == nil && !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errSpecialFile}
+	}
+	file, err := f.root.OpenFile(f.hostName, os.O_RDONLY|openSafe, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -105,7 +132,7 @@ func (f *fileFS) Open(name string) (fs.File, error) {
 	}
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
 		_ = file.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errSpecialFile}
 	}
 	return file, nil
 }

@@ -2,5 +2,6 @@
 
 package runtime
 
-// openNonblock is 0 where there are no FIFOs to swap in for a granted file.
-const openNonblock = 0
+// openSafe is 0 where there are no FIFOs or terminals to swap in for a
+// granted file.
+const openSafe = 0

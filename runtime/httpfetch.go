@@ -97,6 +97,12 @@ func (e *egress) do(ctx context.Context, method string, u *url.URL, fr abi.Fetch
 	if err != nil {
 		return nil, err
 	}
+	// The URL sent is u rendered and parsed again: check that one, so what
+	// is checked is what goes on the wire (redirects are checked by the
+	// client's CheckRedirect, on the URL they will send).
+	if err := e.check(method, req.URL); err != nil {
+		return nil, err
+	}
 	for k, v := range fr.Headers {
 		req.Header.Set(k, v)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -29,10 +30,10 @@ func TestFilesWasm(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "escape.txt")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escapedir")))
 
-	rt, err := runtime.New(ctx, runtime.NewConfig())
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testCacheDir()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	cfg := runtime.NewProviderConfig().WithPoolSize(2).WithGrants(runtime.Grants{
+	cfg := runtime.NewProviderConfig().WithPoolSize(2).WithCompileTimeout(10 * time.Minute).WithGrants(runtime.Grants{
 		Dirs:   []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}},
 		Config: map[string]string{"max_file_bytes": "14"},
 	})

@@ -5,10 +5,12 @@
 // file:///{+path} template completes paths, and changes maps changed guest
 // paths to URIs.
 //
-// It refuses to follow symbolic links, to serve hidden files (names
-// starting with ".") unless config show_hidden is "true", to read files
-// over max_file_bytes (default 1 MiB), and any URI with "..", encoded
-// separators, backslashes or NUL. It never writes.
+// It refuses to follow symbolic links (even those that stay inside the
+// directory), to serve hidden files (names starting with ".") unless
+// config show_hidden is "true", to read files over max_file_bytes (default
+// 1 MiB), and any URI with "..", encoded separators, backslashes or NUL.
+// Named pipes, sockets, devices and files it cannot read are skipped, each
+// with a log line naming it; they never break a listing. It never writes.
 package main
 
 import (

@@ -68,6 +68,8 @@ func (s *snapshot) cursor() string {
 // of the files at or below them, now or before, and reports whether the
 // set of files differs from the one the cursor was computed from.
 func (f *files) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesResult, error) {
+	ctx, done := withSkipLog(ctx)
+	defer done()
 	opts := readOptions(ctx)
 	rels := f.changedRels(opts, req.Paths)
 	f.mu.Lock()

@@ -2,6 +2,7 @@ package filesprov
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"strings"
 	"time"
@@ -25,6 +26,8 @@ func (f *files) List(ctx context.Context, cursor string) (*abi.ListResult, error
 	if err != nil {
 		return nil, err
 	}
+	ctx, done := withSkipLog(ctx)
+	defer done()
 	res := &abi.ListResult{Resources: make([]abi.Resource, 0, 64)}
 	last, more := "", false
 	err = f.walkAfter(ctx, readOptions(ctx), after, func(rel string, d fs.DirEntry) bool {
@@ -66,8 +69,15 @@ func decodeCursor(cursor string) (string, error) {
 // a regular file.
 func (f *files) resource(ctx context.Context, rel string, d fs.DirEntry) (abi.Resource, bool) {
 	info, err := d.Info()
-	if err != nil || !info.Mode().IsRegular() {
-		mcpw.Logf(ctx, mcpw.LevelDebug, "skip %s: no longer a regular file", rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		logSkip(ctx, mcpw.LevelDebug, "skip %s: gone since its directory was read", rel)
+		return abi.Resource{}, false
+	case err != nil:
+		logSkip(ctx, mcpw.LevelWarn, "skip %s: %v", rel, unwrapPath(err))
+		return abi.Resource{}, false
+	case !info.Mode().IsRegular():
+		logSkip(ctx, mcpw.LevelInfo, "skip %s: now a %s, not a regular file", rel, kindOf(info.Mode()))
 		return abi.Resource{}, false
 	}
 	r := abi.Resource{

@@ -87,7 +87,7 @@ func checkRegular(rel string, info fs.FileInfo, limit int64) error {
 	case info.IsDir():
 		return mcpw.NotFound("%q is a directory, not a file", rel)
 	case !info.Mode().IsRegular():
-		return mcpw.NotFound("%q is not a regular file (links and special files are not served)", rel)
+		return mcpw.NotFound("%q is a %s, not a regular file (links and special files are not served)", rel, kindOf(info.Mode()))
 	case info.Size() > limit:
 		return tooLarge(rel, info.Size(), limit)
 	}
@@ -100,11 +100,19 @@ func tooLarge(rel string, size, limit int64) error {
 
 // statError maps a failure to reach a file to not_found. Errors other than
 // "does not exist" are logged: the host's mount answers a link that leaves
-// the granted directory with an I/O error, and a client should see that
-// file as absent, not as a provider failure.
+// the granted directory with an I/O error and a special file (named pipe,
+// socket, device) with "operation not permitted", and a client should see
+// such a file as absent, not as a provider failure.
 func statError(ctx context.Context, rel string, err error) error {
-	if !errors.Is(err, fs.ErrNotExist) {
-		mcpw.Logf(ctx, mcpw.LevelWarn, "cannot reach %q: %v", rel, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errLink):
+		return mcpw.NotFound("no file %q: %v", rel, unwrapPath(err))
+	case errors.Is(err, fs.ErrPermission):
+		mcpw.Logf(ctx, mcpw.LevelInfo, "cannot read %q: %v: it is a special file (named pipe, socket or device), which the host refuses, or a file the host cannot read", rel, unwrapPath(err))
+		return mcpw.NotFound("no regular file %q that can be read (special files are not served)", rel)
+	default:
+		mcpw.Logf(ctx, mcpw.LevelWarn, "cannot reach %q: %v", rel, unwrapPath(err))
 	}
 	return mcpw.NotFound("no file %q", rel)
 }

@@ -121,12 +121,19 @@ func TestReadRefuses(t *testing.T) {
 	require.Equal(t, "s", *shown.read("file:///.secret").Contents[0].Text)
 }
 
-// ioErrFS fails every Lstat with an I/O error, as the host's mount does
-// for a link that leaves the granted directory.
+// ioErrFS fails every Lstat and every open but the root's with an I/O
+// error, as the host's mount does for a file it cannot reach.
 type ioErrFS struct{ fs.FS }
 
 func (ioErrFS) Lstat(name string) (fs.FileInfo, error) {
 	return nil, &fs.PathError{Op: "lstat", Path: name, Err: errors.New("I/O error")}
+}
+
+func (f ioErrFS) Open(name string) (fs.File, error) {
+	if name == "." {
+		return f.FS.Open(name)
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("I/O error")}
 }
 
 func (f ioErrFS) ReadLink(name string) (string, error) { return fs.ReadLink(f.FS, name) }

@@ -37,7 +37,7 @@ func (f *files) Complete(ctx context.Context, req abi.CompleteRequest) (*abi.Com
 	opts := readOptions(ctx)
 	var values []string
 	if dir == "" || f.isDir(opts, dir) {
-		values = f.dirCompletions(opts, dir, partial)
+		values = f.dirCompletions(ctx, opts, dir, partial)
 	}
 	return capCompletions(values), nil
 }
@@ -51,12 +51,14 @@ func (f *files) isDir(opts options, dir string) bool {
 	return err == nil && info.IsDir()
 }
 
-func (f *files) dirCompletions(opts options, dir, partial string) []string {
+func (f *files) dirCompletions(ctx context.Context, opts options, dir, partial string) []string {
 	readFrom, prefix := ".", ""
 	if dir != "" {
 		readFrom, prefix = dir, dir+"/"
 	}
-	entries, err := fs.ReadDir(f.fsys, readFrom)
+	ctx, done := withSkipLog(ctx)
+	defer done()
+	entries, err := f.readDir(ctx, readFrom)
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,49 @@
+package runtime_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// TestGrantTreeSpecialFilesRefused: every special file in a granted tree,
+// reached directly or through a symlink, is refused with EPERM without
+// being opened. The errno shows it: opening a socket fails with ENXIO and
+// opening a device without a driver with ENXIO or ENODEV, which the guest
+// saw (as EIO or ENODEV) when the host opened first and looked after.
+func TestGrantTreeSpecialFilesRefused(t *testing.T) {
+	const eperm = "errno 63" // WASI's EPERM
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("fine"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	paths := []string{"pipe", "sock", "to_sock"}
+	require.NoError(t, os.Symlink("sock", filepath.Join(dir, "to_sock")))
+	// Major 240 is reserved for local use: no driver answers it here.
+	if err := syscall.Mknod(filepath.Join(dir, "nodev"), syscall.S_IFCHR|0o644, 240<<8); err == nil {
+		require.NoError(t, syscall.Mknod(filepath.Join(dir, "noblk"), syscall.S_IFBLK|0o644, 240<<8))
+		paths = append(paths, "nodev", "noblk")
+	} else {
+		t.Logf("device nodes not tested: mknod: %v", err)
+	}
+	p := grantProbe(t, runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}})
+	got, err := probe(t, p, "r3ok.txt")
+	require.NoError(t, err)
+	require.Equal(t, "fine", got)
+	for _, path := range paths {
+		for _, mode := range []string{"r3", "n3"} {
+			_, err := probe(t, p, mode+path)
+			require.ErrorIs(t, err, abi.ErrNotFound, mode+path)
+			require.ErrorContains(t, err, eperm, mode+path)
+		}
+	}
+}
