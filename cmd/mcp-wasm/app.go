@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()}
+	exactValues(commands)
 	return &cli.App{
 		Name:    "mcp-wasm",
 		Usage:   "serve MCP resources from sandboxed WebAssembly providers",
@@ -57,8 +59,27 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Commands:             []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()},
+		Commands:             commands,
 		ExitErrHandler:       func(*cli.Context, error) {},
+		// A repeatable flag takes each value exactly as written: urfave/cli
+		// would otherwise split "--allow-dir /a,/b" into two grants and
+		// "--config-value k=a,b" into a second, broken one. Lists inside a
+		// value (--allow-http GET,POST=PREFIX) are parsed by the flag's own
+		// syntax. RATIONALE: "Why is a repeatable flag never split at commas?"
+		DisableSliceFlagSeparator: true,
+	}
+}
+
+// exactValues makes every repeatable flag keep the spaces around a value
+// too (urfave/cli trims them by default): a path or value is the
+// operator's, byte for byte.
+func exactValues(commands []*cli.Command) {
+	for _, c := range commands {
+		for _, f := range c.Flags {
+			if s, ok := f.(*cli.StringSliceFlag); ok {
+				s.KeepSpace = true
+			}
+		}
 	}
 }
 
