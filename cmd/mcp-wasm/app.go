@@ -32,13 +32,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := newApp(stdin, stdout, stderr)
 	if err := app.RunContext(ctx, args); err != nil {
 		var ee *exitError
+		// An error can quote a guest (its error message, sanitized by the
+		// runtime) or a file: termText keeps its lines and escapes the rest.
 		if errors.As(err, &ee) {
 			if ee.err != nil {
-				fmt.Fprintln(stderr, "mcp-wasm:", ee.err)
+				fmt.Fprintln(stderr, "mcp-wasm:", termText(ee.err.Error()))
 			}
 			return ee.code
 		}
-		fmt.Fprintln(stderr, "mcp-wasm:", err)
+		fmt.Fprintln(stderr, "mcp-wasm:", termText(err.Error()))
 		return 2
 	}
 	return 0
