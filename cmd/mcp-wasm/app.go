@@ -143,6 +143,30 @@ func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) 
 	return rt, nil
 }
 
+// flagAfterArgs refuses a flag of the command written after its
+// arguments ("inspect X.wasm --json"): urfave/cli stops reading flags at the
+// first argument, so it would be taken as an argument. The error shows
+// where it goes instead.
+func flagAfterArgs(c *cli.Context, usage string) error {
+	for _, a := range c.Args().Slice() {
+		if a == "--" {
+			return nil
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name == "" {
+			continue
+		}
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return usageError("flag %s comes after the arguments, where it is not read: put every flag before them (mcp-wasm %s [flags] %s)", a, c.Command.Name, usage)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func usageError(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }

@@ -34,6 +34,9 @@ func callCommand() *cli.Command {
 
 func callAction(c *cli.Context) error {
 	args := c.Args().Slice()
+	if err := flagAfterArgs(c, "MODULE.wasm OPERATION ..."); err != nil {
+		return err
+	}
 	if len(args) < 2 {
 		return usageError("call needs MODULE.wasm and an operation (describe, list, templates, read, complete, changes)")
 	}

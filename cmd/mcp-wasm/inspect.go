@@ -23,6 +23,9 @@ func inspectCommand() *cli.Command {
 			"validation verdict. Exits 1 when the module is rejected.",
 		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
 		Action: func(c *cli.Context) error {
+			if err := flagAfterArgs(c, "MODULE.wasm"); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
 				return usageError("inspect takes one MODULE.wasm argument")
 			}
