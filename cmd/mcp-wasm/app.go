@@ -55,7 +55,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Version: version,
 		Description: "Providers are untrusted .wasm modules speaking the mcpw_v1 ABI (abi/ABI.md). Every call\n" +
 			"runs under a deadline, a memory cap and an output cap; providers get no files, network,\n" +
-			"environment, clock or randomness unless the operator grants them.",
+			"environment, clock or randomness unless the operator grants them.\n" +
+			"Flags go before a command's arguments. A repeatable flag takes each value whole,\n" +
+			"commas included (--allow-dir /a,b is one directory): repeat it to give several.",
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
