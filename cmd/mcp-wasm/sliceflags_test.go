@@ -95,7 +95,7 @@ func TestAllowDir_CommaInPath(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
 	joined := filepath.Join(root, "x") + "," + filepath.Join(root, "y")
-	code, out, errOut = runCLI(t, "inspect", "--allow-dir", joined, files)
+	code, out, errOut = runCLI(t, "inspect", "--allow-dir", joined, fixture("wat", "minimal.wasm"))
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, out, joined)
 	require.Equal(t, 1, strings.Count(out, "mounted at"), out)
