@@ -25,7 +25,9 @@ const AnyAuthority = "*"
 type URISpace []URIRoot
 
 // ParseURI parses and bounds-checks an absolute URI: at most MaxURILength
-// bytes, valid UTF-8, no control characters or spaces, a scheme.
+// bytes, valid UTF-8, no spaces and no control or format characters
+// (IsControlOrFormat: C0, DEL, C1, BiDi controls, zero-width characters,
+// line separators), a scheme.
 func ParseURI(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("%w: empty", ErrBadURI)
@@ -36,10 +38,8 @@ func ParseURI(raw string) (*url.URL, error) {
 	if !utf8.ValidString(raw) {
 		return nil, fmt.Errorf("%w: not UTF-8", ErrBadURI)
 	}
-	for _, r := range raw {
-		if r < 0x21 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
-			return nil, fmt.Errorf("%w: contains a control character or space", ErrBadURI)
-		}
+	if strings.IndexByte(raw, ' ') >= 0 || HasControlOrFormat(raw) {
+		return nil, fmt.Errorf("%w: contains a control character or space, or a format character such as a BiDi override: percent-encode it", ErrBadURI)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -210,8 +210,8 @@ func (d *Describe) Validate() error {
 	if !isName(d.Name) {
 		return invalid("name must be 1-%d of [a-z0-9._-], starting with a letter or digit", MaxNameLength)
 	}
-	if d.Version == "" || len(d.Version) > 64 {
-		return invalid("version must be 1-64 bytes")
+	if d.Version == "" || len(d.Version) > 64 || HasControlOrFormat(d.Version) {
+		return invalid("version must be 1-64 bytes without control or format characters")
 	}
 	if err := checkText("title", d.Title, false); err != nil {
 		return err
@@ -276,8 +276,8 @@ func (r URIRoot) validate() error {
 
 func (q *Requests) validate() error {
 	for _, f := range q.Filesystem {
-		if !strings.HasPrefix(f.Path, "/") || strings.Contains(f.Path, "..") || len(f.Path) > 256 {
-			return invalid("requests.filesystem path must be absolute, without '..', at most 256 bytes")
+		if !strings.HasPrefix(f.Path, "/") || strings.Contains(f.Path, "..") || len(f.Path) > 256 || HasControlOrFormat(f.Path) {
+			return invalid("requests.filesystem path must be absolute, without '..' or control or format characters, at most 256 bytes")
 		}
 		if err := checkText("reason", f.Reason, false); err != nil {
 			return err
@@ -293,8 +293,9 @@ func (q *Requests) validate() error {
 	}
 	for _, h := range q.HTTP {
 		u, err := url.Parse(h.Prefix)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(h.Prefix) > MaxURILength {
-			return invalid("requests.http prefix must be an absolute http(s) URL")
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(h.Prefix) > MaxURILength ||
+			strings.IndexByte(h.Prefix, ' ') >= 0 || HasControlOrFormat(h.Prefix) {
+			return invalid("requests.http prefix must be an absolute http(s) URL without spaces or control or format characters")
 		}
 		if err := checkText("reason", h.Reason, false); err != nil {
 			return err
@@ -441,8 +442,8 @@ func validateIcons(icons []Icon) error {
 		return invalid("more than 8 icons")
 	}
 	for _, ic := range icons {
-		if len(ic.Src) > 64*1024 || !(strings.HasPrefix(ic.Src, "https://") || strings.HasPrefix(ic.Src, "data:")) {
-			return invalid("icon src must be an https: or data: URI of at most 64 KiB")
+		if len(ic.Src) > 64*1024 || !(strings.HasPrefix(ic.Src, "https://") || strings.HasPrefix(ic.Src, "data:")) || HasControlOrFormat(ic.Src) {
+			return invalid("icon src must be an https: or data: URI of at most 64 KiB without control or format characters")
 		}
 		if err := checkMIME(ic.MIMEType); err != nil {
 			return err
@@ -452,6 +453,11 @@ func validateIcons(icons []Icon) error {
 		}
 		if len(ic.Sizes) > 16 {
 			return invalid("icon has more than 16 sizes")
+		}
+		for _, sz := range ic.Sizes {
+			if len(sz) > 64 || HasControlOrFormat(sz) {
+				return invalid("icon sizes must be at most 64 bytes each, without control or format characters")
+			}
 		}
 	}
 	return nil

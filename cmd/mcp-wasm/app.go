@@ -32,33 +32,58 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := newApp(stdin, stdout, stderr)
 	if err := app.RunContext(ctx, args); err != nil {
 		var ee *exitError
+		// An error can quote a guest (its error message, sanitized by the
+		// runtime) or a file: termText keeps its lines and escapes the rest.
 		if errors.As(err, &ee) {
 			if ee.err != nil {
-				fmt.Fprintln(stderr, "mcp-wasm:", ee.err)
+				fmt.Fprintln(stderr, "mcp-wasm:", termText(ee.err.Error()))
 			}
 			return ee.code
 		}
-		fmt.Fprintln(stderr, "mcp-wasm:", err)
+		fmt.Fprintln(stderr, "mcp-wasm:", termText(err.Error()))
 		return 2
 	}
 	return 0
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()}
+	exactValues(commands)
 	return &cli.App{
 		Name:    "mcp-wasm",
 		Usage:   "serve MCP resources from sandboxed WebAssembly providers",
 		Version: version,
 		Description: "Providers are untrusted .wasm modules speaking the mcpw_v1 ABI (abi/ABI.md). Every call\n" +
 			"runs under a deadline, a memory cap and an output cap; providers get no files, network,\n" +
-			"environment, clock or randomness unless the operator grants them.",
+			"environment, clock or randomness unless the operator grants them.\n" +
+			"Flags go before a command's arguments. A repeatable flag takes each value whole,\n" +
+			"commas included (--allow-dir /a,b is one directory): repeat it to give several.",
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Commands:             []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()},
+		Commands:             commands,
 		ExitErrHandler:       func(*cli.Context, error) {},
+		// A repeatable flag takes each value exactly as written: urfave/cli
+		// would otherwise split "--allow-dir /a,/b" into two grants and
+		// "--config-value k=a,b" into a second, broken one. Lists inside a
+		// value (--allow-http GET,POST=PREFIX) are parsed by the flag's own
+		// syntax. RATIONALE: "Why is a repeatable flag never split at commas?"
+		DisableSliceFlagSeparator: true,
+	}
+}
+
+// exactValues makes every repeatable flag keep the spaces around a value
+// too (urfave/cli trims them by default): a path or value is the
+// operator's, byte for byte.
+func exactValues(commands []*cli.Command) {
+	for _, c := range commands {
+		for _, f := range c.Flags {
+			if s, ok := f.(*cli.StringSliceFlag); ok {
+				s.KeepSpace = true
+			}
+		}
 	}
 }
 
@@ -118,6 +143,30 @@ func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) 
 		return nil, &exitError{code: 1, err: err}
 	}
 	return rt, nil
+}
+
+// flagAfterArgs refuses a flag of the command written after its
+// arguments ("inspect X.wasm --json"): urfave/cli stops reading flags at the
+// first argument, so it would be taken as an argument. The error shows
+// where it goes instead.
+func flagAfterArgs(c *cli.Context, usage string) error {
+	for _, a := range c.Args().Slice() {
+		if a == "--" {
+			return nil
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name == "" {
+			continue
+		}
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return usageError("flag %s comes after the arguments, where it is not read: put every flag before them (mcp-wasm %s [flags] %s)", a, c.Command.Name, usage)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func usageError(format string, args ...any) error {

@@ -34,6 +34,9 @@ func callCommand() *cli.Command {
 
 func callAction(c *cli.Context) error {
 	args := c.Args().Slice()
+	if err := flagAfterArgs(c, "MODULE.wasm OPERATION ..."); err != nil {
+		return err
+	}
 	if len(args) < 2 {
 		return usageError("call needs MODULE.wasm and an operation (describe, list, templates, read, complete, changes)")
 	}
@@ -60,12 +63,21 @@ func callAction(c *cli.Context) error {
 		return failure(err)
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(result)
+		return writeJSON(c.App.Writer, result)
 	}
 	printResult(c.App.Writer, result)
 	return nil
+}
+
+// writeJSON writes v as indented JSON with every control and format
+// character escaped (safeJSON).
+func writeJSON(w io.Writer, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(safeJSON(js), '\n'))
+	return err
 }
 
 func invoke(c *cli.Context, p *runtime.Provider, op string, rest []string) (any, error) {
@@ -112,10 +124,11 @@ func complete(ctx context.Context, p *runtime.Provider, rest, others []string) (
 	return p.Complete(ctx, req)
 }
 
-// printResult prints a result for a person; guest text is sanitized except
-// read contents, which are the point of the command.
+// printResult prints a result for a person. Every guest string is
+// escaped (termtext.go): one-line fields by termLine, read contents, which
+// are the point of the command, whole by termText.
 func printResult(w io.Writer, result any) {
-	s := func(v string) string { return runtime.Sanitize(v, 300) }
+	s := func(v string) string { return termLine(v, 300) }
 	switch r := result.(type) {
 	case abi.Describe:
 		printDescribe(func(k, f string, a ...any) { fmt.Fprintf(w, "%-11s %s\n", k, fmt.Sprintf(f, a...)) }, &r)
@@ -125,7 +138,7 @@ func printResult(w io.Writer, result any) {
 		}
 		fmt.Fprintf(w, "(%d resources", len(r.Resources))
 		if r.NextCursor != "" {
-			fmt.Fprintf(w, "; next page: --cursor %q", s(r.NextCursor))
+			fmt.Fprintf(w, "; next page: --cursor %q", r.NextCursor) // %q escapes every unprintable rune
 		}
 		fmt.Fprintln(w, ")")
 	case *abi.TemplatesResult:
@@ -133,7 +146,7 @@ func printResult(w io.Writer, result any) {
 			fmt.Fprintf(w, "%s\t%s\t%s\n", s(t.URITemplate), s(t.Name), s(t.Description))
 		}
 		if r.NextCursor != "" {
-			fmt.Fprintf(w, "(next page: --cursor %q)\n", s(r.NextCursor))
+			fmt.Fprintf(w, "(next page: --cursor %q)\n", r.NextCursor)
 		}
 	case *abi.ReadResult:
 		printContents(w, r.Contents)
@@ -148,25 +161,25 @@ func printResult(w io.Writer, result any) {
 		for _, u := range r.Updated {
 			fmt.Fprintln(w, "updated", s(u))
 		}
-		fmt.Fprintf(w, "listChanged=%v cursor=%q\n", r.ListChanged, s(r.Cursor))
+		fmt.Fprintf(w, "listChanged=%v cursor=%q\n", r.ListChanged, r.Cursor)
 	}
 }
 
 func printContents(w io.Writer, contents []abi.Content) {
-	for i, c := range contents {
+	for _, c := range contents {
 		if len(contents) > 1 {
-			fmt.Fprintf(w, "--- %s (%s)\n", runtime.Sanitize(c.URI, 300), runtime.Sanitize(c.MIMEType, 100))
+			fmt.Fprintf(w, "--- %s (%s)\n", termLine(c.URI, 300), termLine(c.MIMEType, 100))
 		}
 		switch {
 		case c.Text != nil:
-			fmt.Fprint(w, *c.Text)
-			if !strings.HasSuffix(*c.Text, "\n") {
+			text := termText(*c.Text)
+			fmt.Fprint(w, text)
+			if !strings.HasSuffix(text, "\n") {
 				fmt.Fprintln(w)
 			}
 		case c.Blob != nil:
 			n := base64.StdEncoding.DecodedLen(len(*c.Blob))
-			fmt.Fprintf(w, "(blob, about %d bytes, %s; use --json for the base64)\n", n, runtime.Sanitize(c.MIMEType, 100))
+			fmt.Fprintf(w, "(blob, about %d bytes, %s; use --json for the base64)\n", n, termLine(c.MIMEType, 100))
 		}
-		_ = i
 	}
 }

@@ -96,3 +96,19 @@ func TestParseSize(t *testing.T) {
 		require.Error(t, err, in)
 	}
 }
+
+// TestFlagAfterArgs: a flag written after the arguments is not read by
+// urfave/cli; it is refused with where to put it, never taken as an
+// argument or silently dropped.
+func TestFlagAfterArgs(t *testing.T) {
+	for _, args := range [][]string{
+		{"inspect", fixture("wat", "minimal.wasm"), "--json"},
+		{"inspect", fixture("wat", "minimal.wasm"), "--allow-dir", "."},
+		{"call", fixture("wat", "minimal.wasm"), "read", "min:a", "--json"},
+		{"call", fixture("wat", "minimal.wasm"), "list", "--config-value=k=v"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		require.Equal(t, 2, code, "%v: %s%s", args, out, errOut)
+		require.Contains(t, errOut, "put every flag before them", "%v", args)
+	}
+}

@@ -136,11 +136,13 @@ func summary(cc *checkedConfig, set providerSet) string {
 	for i, s := range set {
 		spec := cc.providers[i]
 		cfg := s.Config()
-		fmt.Fprintf(&b, "  %s (line %d): %s %s\n", s.desc.Name, cc.src.line(spec.path), spec.module, s.desc.Version)
-		fmt.Fprintf(&b, "    uri space:  %s\n", uriSpace(s.desc))
+		// termLine: the version is the guest's, the rest the operator's;
+		// none may act on the terminal.
+		fmt.Fprintf(&b, "  %s (line %d): %s %s\n", termLine(s.desc.Name, 100), cc.src.line(spec.path), termLine(spec.module, 1000), termLine(s.desc.Version, 100))
+		fmt.Fprintf(&b, "    uri space:  %s\n", termLine(uriSpace(s.desc), 2000))
 		fmt.Fprintf(&b, "    operations: %s\n", strings.Join(s.desc.Operations, ", "))
-		fmt.Fprintf(&b, "    grants:     %s\n", cfg.Grants())
-		fmt.Fprintf(&b, "    limits:     %s\n", spec.limits)
+		fmt.Fprintf(&b, "    grants:     %s\n", termLine(cfg.Grants().String(), 4000))
+		fmt.Fprintf(&b, "    limits:     %s\n", termLine(fmt.Sprint(spec.limits), 1000))
 	}
 	return b.String()
 }

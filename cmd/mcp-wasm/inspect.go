@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +23,9 @@ func inspectCommand() *cli.Command {
 			"validation verdict. Exits 1 when the module is rejected.",
 		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
 		Action: func(c *cli.Context) error {
+			if err := flagAfterArgs(c, "MODULE.wasm"); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
 				return usageError("inspect takes one MODULE.wasm argument")
 			}
@@ -43,13 +45,11 @@ func inspectCommand() *cli.Command {
 			}
 			rep := rt.Inspect(c.Context, filepath.Base(path), wasm, cfg)
 			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := writeJSON(c.App.Writer, rep); err != nil {
 					return failure(err)
 				}
 			} else {
-				printReport(c.App.Writer, path, rep, cfg)
+				printReport(c.App.Writer, path, rep)
 			}
 			if !rep.Valid {
 				return &exitError{code: 1}
@@ -76,9 +76,12 @@ func readModule(path, limit string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-func printReport(w io.Writer, path string, rep runtime.Report, cfg runtime.ProviderConfig) {
+// printReport prints an inspect report for a person. Every guest string
+// is escaped by termLine (termtext.go), so that none can act on the
+// terminal.
+func printReport(w io.Writer, path string, rep runtime.Report) {
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-11s %s\n", k, fmt.Sprintf(format, args...)) }
-	row("module", "%s (%d bytes)", path, rep.Size)
+	row("module", "%s (%d bytes)", termLine(path, 1000), rep.Size)
 	if rep.ABIVersion > 0 {
 		row("abi", "mcpw_v%d (host speaks mcpw_v%d)", rep.ABIVersion, abi.Version)
 	} else {
@@ -98,34 +101,34 @@ func printReport(w io.Writer, path string, rep runtime.Report, cfg runtime.Provi
 		if i == 0 {
 			k = "imports"
 		}
-		row(k, "%-45s %s", runtime.Sanitize(im.Module+"."+im.Name, 80)+" ("+im.Kind+")", im.Verdict)
+		row(k, "%-45s %s", termLine(im.Module+"."+im.Name, 80)+" ("+im.Kind+")", im.Verdict)
 	}
 	if len(rep.Exports) > 0 {
-		row("exports", "%s", runtime.Sanitize(strings.Join(rep.Exports, ", "), 2000))
+		row("exports", "%s", termLine(strings.Join(rep.Exports, ", "), 2000))
 	}
 	for i, p := range rep.Problems {
 		k := ""
 		if i == 0 {
 			k = "problems"
 		}
-		row(k, "%s", p)
+		row(k, "%s", termLine(p, 2000))
 	}
 }
 
 func printDescribe(row func(k, format string, args ...any), d *abi.Describe) {
-	row("provider", "%s %s", d.Name, d.Version)
+	row("provider", "%s %s", termLine(d.Name, 100), termLine(d.Version, 100))
 	if d.Title != "" {
-		row("title", "%s", runtime.Sanitize(d.Title, 200))
+		row("title", "%s", termLine(d.Title, 200))
 	}
 	if d.Description != "" {
-		row("about", "%s", runtime.Sanitize(d.Description, 400))
+		row("about", "%s", termLine(d.Description, 400))
 	}
 	roots := make([]string, len(d.URISpace))
 	for i, r := range d.URISpace {
 		roots[i] = r.String()
 	}
-	row("uri space", "%s", strings.Join(roots, "  "))
-	row("operations", "%s", strings.Join(d.Operations, ", "))
+	row("uri space", "%s", termLine(strings.Join(roots, "  "), 2000))
+	row("operations", "%s", termLine(strings.Join(d.Operations, ", "), 200))
 	req := describeRequests(d.Requests)
 	if len(req) == 0 {
 		req = []string{"nothing"}
@@ -148,20 +151,20 @@ func describeRequests(q *abi.Requests) []string {
 		if s == "" {
 			return ""
 		}
-		return " — " + runtime.Sanitize(s, 200)
+		return " — " + termLine(s, 200)
 	}
 	for _, f := range q.Filesystem {
-		out = append(out, "filesystem "+f.Path+" (read-only)"+why(f.Reason))
+		out = append(out, "filesystem "+termLine(f.Path, 300)+" (read-only)"+why(f.Reason))
 	}
 	for _, c := range q.Config {
 		kind := "config"
 		if c.Secret {
 			kind = "secret"
 		}
-		out = append(out, kind+" "+c.Key+why(c.Reason))
+		out = append(out, kind+" "+termLine(c.Key, 200)+why(c.Reason))
 	}
 	for _, h := range q.HTTP {
-		out = append(out, "http "+runtime.Sanitize(h.Prefix, 200)+why(h.Reason))
+		out = append(out, "http "+termLine(h.Prefix, 200)+why(h.Reason))
 	}
 	if q.Clock {
 		out = append(out, "real clock")

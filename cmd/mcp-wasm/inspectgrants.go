@@ -26,6 +26,6 @@ func printGrants(row func(k, format string, args ...any), lines []runtime.GrantL
 		if l.Note != "" {
 			note = "  (" + l.Note + ")"
 		}
-		row(k, "%s", fmt.Sprintf("%-10s %-32s -> %s%s", l.Kind, req, got, note))
+		row(k, "%s", termLine(fmt.Sprintf("%-10s %-32s -> %s%s", l.Kind, req, got, note), 4000))
 	}
 }

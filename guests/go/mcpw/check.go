@@ -163,8 +163,15 @@ func (c *checker) iconsOK(icons []abi.Icon) bool {
 	for i := range icons {
 		ic := &icons[i]
 		if len(ic.Src) > 64*1024 || !(strings.HasPrefix(ic.Src, "https://") || strings.HasPrefix(ic.Src, "data:")) ||
-			!c.mimeOK(ic.MIMEType) || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") || len(ic.Sizes) > 16 {
+			abi.HasControlOrFormat(ic.Src) || !c.mimeOK(ic.MIMEType) || (ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark") ||
+			len(ic.Sizes) > 16 {
 			return false
+		}
+		// Icons are rare: abi's own scan, not a faster copy of it.
+		for _, sz := range ic.Sizes {
+			if len(sz) > 64 || abi.HasControlOrFormat(sz) {
+				return false
+			}
 		}
 	}
 	return true

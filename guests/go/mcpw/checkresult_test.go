@@ -19,7 +19,8 @@ var checkFields = map[string][]string{
 	"Audience":     {"user", "assistant", "bot"},
 	"Scope":        {"public", "private", "shared"},
 	"Blob":         {"", "AAEC", "AA==", "AB==", "A==="},
-	"Src":          {"https://x/i.png", "data:,", "http://x"},
+	"Src":          {"https://x/i.png", "data:,", "http://x", "https://x/\x1b]52;c;eA==\x07", "https://x/\u202egnp", "data:\u0085,"},
+	"Sizes":        {"48x48", "any", "4\u20288", "\x1b[2J", "\u200b"},
 	"Theme":        {"", "light", "dark", "dim"},
 	"URITemplate":  {"fake:///{id}", "fake:///{id}\x7f", ""},
 }
