@@ -65,16 +65,29 @@ static int parse_cursor(const char *c, uint32_t *out) {
 	return 1;
 }
 
-/* input reads the call's input and returns the string member at path
- * (NULL when absent) in *value; returns 0 if the input could not be read. */
+/* member returns the string member at path (NULL when absent). A JSON
+ * string may hold an escaped NUL ("1\u0000"), which C string functions would
+ * silently cut at; *nul is set when it does, and the caller refuses it. */
+static char *member(const char *in, size_t n, const char *path, int *nul) {
+	size_t len = 0;
+	char *v = mcpw_json_string(in, n, path, &len);
+	if (v && strlen(v) != len)
+		*nul = 1;
+	return v;
+}
+
+/* input_member reads the call's input and returns the string member at
+ * path (NULL when absent) in *value; returns 0 if the input could not be
+ * read, -1 if the value holds a NUL. */
 static int input_member(int32_t in_len, const char *path, char **value) {
 	size_t n;
+	int nul = 0;
 	char *in = mcpw_input(in_len, &n);
 	if (!in)
 		return 0;
-	*value = mcpw_json_string(in, n, path, NULL);
+	*value = member(in, n, path, &nul);
 	free(in);
-	return 1;
+	return nul ? -1 : 1;
 }
 
 static int32_t bad_cursor(const char *cursor) {
@@ -99,9 +112,10 @@ MCPW_EXPORT(list) int32_t catalog_list(int32_t in_len) {
 	char *cursor = NULL;
 	uint32_t start = 0;
 	init_kib();
-	if (!input_member(in_len, "cursor", &cursor))
+	int got = input_member(in_len, "cursor", &cursor);
+	if (!got)
 		return mcpw_error(MCPW_INTERNAL, "out of memory");
-	if (cursor && (!parse_cursor(cursor, &start) || start == 0 || start >= N_ITEMS)) {
+	if (cursor && (got < 0 || !parse_cursor(cursor, &start) || start == 0 || start >= N_ITEMS)) {
 		int32_t rc = bad_cursor(cursor);
 		free(cursor);
 		return rc;
@@ -140,7 +154,7 @@ MCPW_EXPORT(templates) int32_t catalog_templates(int32_t in_len) {
 	char *cursor = NULL;
 	if (!input_member(in_len, "cursor", &cursor))
 		return mcpw_error(MCPW_INTERNAL, "out of memory");
-	if (cursor) {
+	if (cursor) { /* with or without a NUL: there is one page */
 		int32_t rc = bad_cursor(cursor);
 		free(cursor);
 		return rc;
@@ -153,12 +167,13 @@ MCPW_EXPORT(templates) int32_t catalog_templates(int32_t in_len) {
 MCPW_EXPORT(read) int32_t catalog_read(int32_t in_len) {
 	char *uri = NULL;
 	init_kib();
-	if (!input_member(in_len, "uri", &uri))
+	int got = input_member(in_len, "uri", &uri);
+	if (!got)
 		return mcpw_error(MCPW_INTERNAL, "out of memory");
 	if (!uri)
 		return mcpw_error(MCPW_INVALID_PARAMS, "read request without a uri");
 	const item *it = NULL;
-	if (strncmp(uri, ITEM_PREFIX, strlen(ITEM_PREFIX)) == 0)
+	if (got > 0 && strncmp(uri, ITEM_PREFIX, strlen(ITEM_PREFIX)) == 0)
 		for (size_t i = 0; i < N_ITEMS && !it; i++)
 			if (strcmp(uri + strlen(ITEM_PREFIX), items[i].id) == 0)
 				it = &items[i];
@@ -191,12 +206,13 @@ MCPW_EXPORT(complete) int32_t catalog_complete(int32_t in_len) {
 	char *in = mcpw_input(in_len, &n);
 	if (!in)
 		return mcpw_error(MCPW_INTERNAL, "out of memory");
-	char *tpl = mcpw_json_string(in, n, "template", NULL);
-	char *name = mcpw_json_string(in, n, "argument.name", NULL);
-	char *value = mcpw_json_string(in, n, "argument.value", NULL);
+	int nul = 0, value_nul = 0;
+	char *tpl = member(in, n, "template", &nul);
+	char *name = member(in, n, "argument.name", &nul);
+	char *value = member(in, n, "argument.value", &value_nul);
 	free(in);
 	int32_t rc;
-	if (!tpl || !name || strcmp(tpl, TEMPLATE) != 0 || strcmp(name, "id") != 0) {
+	if (nul || !tpl || !name || strcmp(tpl, TEMPLATE) != 0 || strcmp(name, "id") != 0) {
 		mcpw_buf b = MCPW_BUF_INIT;
 		mcpw_buf_printf(&b, "cannot complete \"%s\" of \"%s\": the catalog completes id of " TEMPLATE, name ? name : "", tpl ? tpl : "");
 		rc = mcpw_error(MCPW_INVALID_PARAMS, b.data);
@@ -205,7 +221,7 @@ MCPW_EXPORT(complete) int32_t catalog_complete(int32_t in_len) {
 		const char *prefix = value ? value : "";
 		int total = 0;
 		mcpw_out("{\"values\":[");
-		for (size_t i = 0; i < N_ITEMS; i++) {
+		for (size_t i = 0; i < N_ITEMS && !value_nul; i++) { /* no id holds a NUL */
 			if (strncmp(items[i].id, prefix, strlen(prefix)) != 0)
 				continue;
 			mcpw_out(total++ ? "," : "");
@@ -226,13 +242,14 @@ MCPW_EXPORT(complete) int32_t catalog_complete(int32_t in_len) {
 MCPW_EXPORT(changes) int32_t catalog_changes(int32_t in_len) {
 	char *cursor = NULL;
 	uint32_t n;
-	if (!input_member(in_len, "cursor", &cursor))
+	int got = input_member(in_len, "cursor", &cursor);
+	if (!got)
 		return mcpw_error(MCPW_INTERNAL, "out of memory");
 	if (!cursor) {
 		mcpw_out("{\"cursor\":\"0\"}");
 		return mcpw_ok();
 	}
-	if (!parse_cursor(cursor, &n)) {
+	if (got < 0 || !parse_cursor(cursor, &n)) {
 		int32_t rc = bad_cursor(cursor);
 		free(cursor);
 		return rc;
