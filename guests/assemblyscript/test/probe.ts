@@ -51,9 +51,17 @@ class Probe extends Provider {
       return new ReadResult([textContent(uri, "", v != null ? v : "none")]);
     }
     if (uri == "p:///fetch") {
-      const r = httpFetch(new FetchRequest("https://x.test/a").header("accept", "*/*"));
+      const url = configGet("url");
+      const req = new FetchRequest(url != null ? url : "https://x.test/a").header("accept", "*/*");
+      if (configGet("post") != null) {
+        req.method = "POST";
+        req.body = 'a"b';
+      }
+      const r = httpFetch(req);
       const e = r.error;
-      const text = e != null ? "error " + e.code + " " + e.message : r.status.toString() + " " + (r.header("content-type") || "-") + " " + r.body.length.toString() + ":" + r.body[0].toString();
+      let hex = "";
+      for (let i = 0; i < r.body.length; i++) hex += (r.body[i] < 16 ? "0" : "") + r.body[i].toString(16);
+      const text = e != null ? "error " + e.code + " " + e.message : r.status.toString() + " " + (r.header("content-type") || "-") + " " + hex;
       return new ReadResult([textContent(uri, "", text)]);
     }
     notFound("no " + uri);

@@ -149,7 +149,7 @@ test("log and config_get (a value longer than the first buffer)", () => {
 test("httpFetch sends the request and decodes responses and refusals", () => {
   const h = host();
   h.answer = '{"status":404,"headers":{"content-type":"text/plain"},"bodyBase64":"AP8="}';
-  assert.equal(JSON.parse(h.call("read", '{"uri":"p:///fetch"}').out).contents[0].text, "404 text/plain 2:0");
+  assert.equal(JSON.parse(h.call("read", '{"uri":"p:///fetch"}').out).contents[0].text, "404 text/plain 00ff");
   assert.deepEqual(h.fetched, { url: "https://x.test/a", headers: { accept: "*/*" } });
   h.answer = '{"error":{"code":"denied","message":"not granted"}}';
   assert.equal(JSON.parse(h.call("read", '{"uri":"p:///fetch"}').out).contents[0].text, "error denied not granted");
