@@ -5,9 +5,20 @@ CLANG       ?= clang
 CFLAGS_WASM := --target=wasm32-wasi --sysroot=/usr -O2 -mexec-model=reactor -Wall -Werror -Wl,--strip-all -I guests/c
 GO_GUESTS   := notes files bench conformance httpjson
 C_GUESTS    := cdocs cbench
+# The catalog example, once per SDK (guests/catalog): built by the rules below.
+CATALOGS    := catalog-go catalog-c catalog-rust catalog-as
+# Rust: Debian's toolchain (apt-get install rustc cargo libstd-rust-dev-wasm32)
+# builds wasm32-wasi; with rustup 1.78 or later use
+# `make RUST_BIN=$$(dirname $$(rustup which cargo)) RUST_TARGET=wasm32-wasip1`.
+RUST_BIN    ?= /usr/bin
+RUST_TARGET ?= wasm32-wasi
+# AssemblyScript: the compiler pinned in guests/assemblyscript/package-lock.json
+# (`make asc` installs it); the flags are testguest.AscFlags.
+ASC         := node guests/assemblyscript/node_modules/assemblyscript/bin/asc.js
+ASC_FLAGS   := --exportStart _initialize -O3 --shrinkLevel 1
 FUZZTIME    ?= 5s
 
-.PHONY: all build guests test check fmt vet lint tidy fuzz-smoke bench default-provider hostile
+.PHONY: all build guests catalogs asc test check fmt vet lint tidy fuzz-smoke bench default-provider hostile
 
 all: build
 
@@ -15,7 +26,32 @@ build:
 	$(GO) build -trimpath -o build/mcp-wasm ./cmd/mcp-wasm
 
 # Every guest, built with the real toolchains into build/guests/NAME.wasm.
-guests: $(GO_GUESTS:%=build/guests/%.wasm) $(C_GUESTS:%=build/guests/%.wasm)
+guests: $(GO_GUESTS:%=build/guests/%.wasm) $(C_GUESTS:%=build/guests/%.wasm) catalogs
+
+# The catalog in every SDK: build/guests/catalog-{go,c,rust,as}.wasm.
+catalogs: $(CATALOGS:%=build/guests/%.wasm)
+
+build/guests/catalog-go.wasm: FORCE
+	@mkdir -p build/guests
+	@echo "go   $@"; GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./guests/catalog/go
+
+build/guests/catalog-c.wasm: FORCE
+	@mkdir -p build/guests
+	@echo "clang $@"; $(CLANG) $(CFLAGS_WASM) -o $@ guests/c/mcpw.c guests/catalog/c/catalog.c
+
+build/guests/catalog-rust.wasm: FORCE
+	@mkdir -p build/guests
+	@echo "cargo $@"; cd guests/catalog/rust && PATH="$(RUST_BIN):$$PATH" RUSTC=$(RUST_BIN)/rustc CARGO_TARGET_DIR=$(CURDIR)/build/cargo \
+		$(RUST_BIN)/cargo build --offline --release --quiet --target $(RUST_TARGET)
+	@cp build/cargo/$(RUST_TARGET)/release/catalog.wasm $@
+
+build/guests/catalog-as.wasm: FORCE
+	@mkdir -p build/guests
+	@echo "asc  $@"; $(ASC) guests/catalog/assemblyscript/index.ts -o $@ $(ASC_FLAGS)
+
+# Installs the pinned AssemblyScript compiler into guests/assemblyscript/node_modules.
+asc:
+	cd guests/assemblyscript && npm ci --no-audit --no-fund
 
 build/guests/%.wasm: FORCE
 	@mkdir -p build/guests

@@ -11,3 +11,5 @@ go test ./abi -run XXX -bench . -benchmem -count "$COUNT"
 go test ./runtime -run XXX -bench BenchmarkCall -benchmem -count "$COUNT"
 go test ./runtime -run XXX -bench 'BenchmarkInstantiate|BenchmarkLoad' -benchmem -count 3 -benchtime 20x
 go test ./cmd/mcp-wasm -run XXX -bench ReadStdio -benchmem -count "$COUNT"
+# The catalog in every SDK (needs Rust and AssemblyScript too, see README).
+go test ./guests/catalog -run XXX -bench Catalog -benchmem -count "$COUNT"

@@ -229,14 +229,14 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
 }
 
 /* escape_byte appends the JSON escape of an ASCII byte that needs one. */
-static void escape_byte(unsigned char c) {
+static void escape_byte(mcpw_buf *b, unsigned char c) {
 	static const char hex[] = "0123456789abcdef";
 	char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 	const char *named = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
 	if (named)
-		mcpw_out_raw(named, 2);
+		mcpw_buf_append(b, named, 2);
 	else
-		mcpw_out_raw(e, 6);
+		mcpw_buf_append(b, e, 6);
 }
 
 /* plain8 reports whether 8 bytes are all printable ASCII other than '"' and
@@ -251,10 +251,10 @@ static int plain8(const unsigned char *p) {
 	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x) & highs ? 0 : 1;
 }
 
-void mcpw_out_json_string(const char *s, size_t n) {
+void mcpw_buf_json_string(mcpw_buf *b, const char *s, size_t n) {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0;
-	mcpw_out_raw("\"", 1);
+	mcpw_buf_append(b, "\"", 1);
 	while (i < n) {
 		if (n - i >= 8 && plain8(p + i)) {
 			i += 8;
@@ -270,16 +270,18 @@ void mcpw_out_json_string(const char *s, size_t n) {
 			i += k;
 			continue;
 		}
-		mcpw_out_raw(s + run, i - run);
+		mcpw_buf_append(b, s + run, i - run);
 		if (c < 0x80)
-			escape_byte(c);
+			escape_byte(b, c);
 		else
-			mcpw_out_raw("\xEF\xBF\xBD", 3); /* U+FFFD */
+			mcpw_buf_append(b, "\xEF\xBF\xBD", 3); /* U+FFFD */
 		run = ++i;
 	}
-	mcpw_out_raw(s + run, i - run);
-	mcpw_out_raw("\"", 1);
+	mcpw_buf_append(b, s + run, i - run);
+	mcpw_buf_append(b, "\"", 1);
 }
+
+void mcpw_out_json_string(const char *s, size_t n) { mcpw_buf_json_string(&out, s, n); }
 
 void mcpw_out_json_cstr(const char *s) { mcpw_out_json_string(s, strlen(s)); }
 
@@ -525,46 +527,137 @@ static int skip_value(reader *r) {
 	return r->p > start;
 }
 
-/* find looks up path in the object at r->p and decodes the string there. */
-static char *find(reader *r, const char *path, size_t *out_len) {
-	const char *dot = strchr(path, '.');
-	size_t seg = dot ? (size_t)(dot - path) : strlen(path);
+/* seek moves r->p to the value of the member named key[0..klen) of the
+ * object at r->p. Returns 0 if the member is absent or the JSON malformed. */
+static int seek(reader *r, const char *key, size_t klen) {
 	ws(r);
 	if (r->p >= r->end || *r->p != '{' || ++r->depth > MAX_DEPTH)
-		return NULL;
+		return 0;
 	r->p++;
 	ws(r);
 	if (r->p < r->end && *r->p == '}')
-		return NULL;
+		return 0;
 	for (;;) {
-		size_t klen;
+		size_t n;
 		ws(r);
-		char *key = r->p < r->end && *r->p == '"' ? string(r, 1, &klen) : NULL;
-		if (!key)
-			return NULL;
-		int match = klen == seg && memcmp(key, path, seg) == 0;
-		free(key);
+		char *name = r->p < r->end && *r->p == '"' ? string(r, 1, &n) : NULL;
+		if (!name)
+			return 0;
+		int match = n == klen && memcmp(name, key, klen) == 0;
+		free(name);
 		ws(r);
 		if (r->p >= r->end || *r->p++ != ':')
-			return NULL;
+			return 0;
 		ws(r);
-		if (match && dot)
-			return find(r, dot + 1, out_len);
 		if (match)
-			return r->p < r->end && *r->p == '"' ? string(r, 1, out_len) : NULL;
+			return 1;
 		if (!skip_value(r))
-			return NULL;
+			return 0;
 		ws(r);
 		if (r->p >= r->end || *r->p++ != ',')
-			return NULL; /* '}' (absent) or malformed */
+			return 0; /* '}' (absent) or malformed */
+	}
+}
+
+/* seek_path follows a dotted path ("argument.name") from the object at r->p
+ * to the value it names. */
+static int seek_path(reader *r, const char *path) {
+	for (;;) {
+		const char *dot = strchr(path, '.');
+		size_t seg = dot ? (size_t)(dot - path) : strlen(path);
+		if (!seek(r, path, seg))
+			return 0;
+		if (!dot)
+			return 1;
+		path = dot + 1;
 	}
 }
 
 char *mcpw_json_string(const char *json, size_t len, const char *path, size_t *out_len) {
 	reader r = {json, json + len, 0};
-	if (!json || !path)
+	if (!json || !path || !seek_path(&r, path))
 		return NULL;
-	return find(&r, path, out_len);
+	return r.p < r.end && *r.p == '"' ? string(&r, 1, out_len) : NULL;
+}
+
+/* integer parses the JSON integer at r->p (no fraction or exponent, at most
+ * 18 digits, so it cannot overflow). */
+static int integer(reader *r, int64_t *out) {
+	int neg = r->p < r->end && *r->p == '-';
+	int64_t v = 0;
+	int digits = 0;
+	r->p += neg;
+	while (r->p < r->end && *r->p >= '0' && *r->p <= '9' && digits < 19) {
+		v = v * 10 + (*r->p++ - '0');
+		digits++;
+	}
+	if (digits == 0 || digits > 18 || (r->p < r->end && strchr(".eE0123456789", *r->p)))
+		return 0;
+	*out = neg ? -v : v;
+	return 1;
+}
+
+int mcpw_json_int(const char *json, size_t len, const char *path, int64_t *out) {
+	reader r = {json, json + len, 0};
+	int64_t v;
+	if (!json || !path || !out || !seek_path(&r, path) || !integer(&r, &v))
+		return 0;
+	*out = v;
+	return 1;
+}
+
+char *mcpw_json_array_string(const char *json, size_t len, const char *path, size_t index, size_t *out_len) {
+	reader r = {json, json + len, 0};
+	if (!json || !path || !seek_path(&r, path) || r.p >= r.end || *r.p != '[')
+		return NULL;
+	r.p++;
+	for (size_t i = 0;; i++) {
+		ws(&r);
+		if (r.p >= r.end || *r.p == ']')
+			return NULL;
+		if (i == index)
+			return *r.p == '"' ? string(&r, 1, out_len) : NULL;
+		if (!skip_value(&r))
+			return NULL;
+		ws(&r);
+		if (r.p >= r.end || *r.p++ != ',')
+			return NULL;
+	}
+}
+
+/* ---- Base64 ---- */
+
+static int sextet(unsigned char c) {
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+unsigned char *mcpw_base64_decode(const char *s, size_t n, size_t *out_len) {
+	if (!s || n % 4 != 0)
+		return NULL;
+	unsigned char *out = malloc(n / 4 * 3 + 1), *d = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 4) {
+		size_t pad = i + 4 == n ? (s[n - 1] == '=') + (s[n - 1] == '=' && s[n - 2] == '=') : 0;
+		uint32_t v = 0;
+		for (size_t k = 0; k < 4; k++) {
+			int x = k < 4 - pad ? sextet((unsigned char)s[i + k]) : 0;
+			if (x < 0) {
+				free(out);
+				return NULL;
+			}
+			v = v << 6 | (uint32_t)x;
+		}
+		*d++ = (unsigned char)(v >> 16);
+		if (pad < 2)
+			*d++ = (unsigned char)(v >> 8);
+		if (pad < 1)
+			*d++ = (unsigned char)v;
+	}
+	*d = 0;
+	if (out_len)
+		*out_len = (size_t)(d - out);
+	return out;
 }
 
 /* ---- Logging and configuration ---- */
@@ -587,4 +680,126 @@ int32_t mcpw_config_get(const char *key, char *buf, size_t cap) {
 	if (n >= 0 && (size_t)n < cap)
 		buf[n] = 0;
 	return n;
+}
+
+/* ---- Outbound HTTP ---- */
+
+static void http_clear(mcpw_http_response *resp) {
+	memset(resp, 0, sizeof *resp);
+}
+
+void mcpw_http_response_free(mcpw_http_response *resp) {
+	if (!resp)
+		return;
+	free(resp->body);
+	free(resp->error_code);
+	free(resp->error_message);
+	free(resp->raw);
+	http_clear(resp);
+}
+
+/* http_fail records an SDK-side failure as error code "invalid". */
+static int http_fail(mcpw_http_response *resp, const char *message) {
+	mcpw_http_response_free(resp);
+	resp->error_code = strdup("invalid");
+	resp->error_message = strdup(message);
+	return MCPW_HTTP_FAILED;
+}
+
+/* encode_request writes the FetchRequest JSON of req into b. */
+static void encode_request(mcpw_buf *b, const mcpw_http_request *req) {
+	mcpw_buf_append(b, "{", 1);
+	if (req->method && *req->method) {
+		mcpw_buf_printf(b, "\"method\":");
+		mcpw_buf_json_string(b, req->method, strlen(req->method));
+		mcpw_buf_append(b, ",", 1);
+	}
+	mcpw_buf_printf(b, "\"url\":");
+	mcpw_buf_json_string(b, req->url, strlen(req->url));
+	if (req->n_headers > 0) {
+		mcpw_buf_printf(b, ",\"headers\":{");
+		for (size_t i = 0; i < req->n_headers; i++) {
+			if (i > 0)
+				mcpw_buf_append(b, ",", 1);
+			mcpw_buf_json_string(b, req->headers[i].name, strlen(req->headers[i].name));
+			mcpw_buf_append(b, ":", 1);
+			mcpw_buf_json_string(b, req->headers[i].value, strlen(req->headers[i].value));
+		}
+		mcpw_buf_append(b, "}", 1);
+	}
+	if (req->body && req->body_len > 0) {
+		mcpw_buf_printf(b, ",\"body\":");
+		mcpw_buf_json_string(b, req->body, req->body_len);
+	}
+	mcpw_buf_append(b, "}", 1);
+}
+
+/* decode_response fills resp from the host's FetchResponse JSON (which
+ * resp->raw holds). */
+static int decode_response(mcpw_http_response *resp) {
+	const char *j = resp->raw;
+	size_t n = resp->raw_len;
+	int64_t status;
+	resp->error_code = mcpw_json_string(j, n, "error.code", NULL);
+	if (resp->error_code) {
+		resp->error_message = mcpw_json_string(j, n, "error.message", NULL);
+		return MCPW_HTTP_REFUSED;
+	}
+	if (!mcpw_json_int(j, n, "status", &status) || status < 100 || status > 999)
+		return http_fail(resp, "mcpw: host returned neither a response nor an error");
+	resp->status = (int32_t)status;
+	size_t len = 0;
+	char *b64 = mcpw_json_string(j, n, "bodyBase64", &len);
+	if (b64) {
+		resp->body = mcpw_base64_decode(b64, len, &resp->body_len);
+		free(b64);
+		if (!resp->body)
+			return http_fail(resp, "mcpw: host response has a malformed bodyBase64");
+		return MCPW_HTTP_OK;
+	}
+	resp->body = (unsigned char *)mcpw_json_string(j, n, "body", &resp->body_len);
+	if (!resp->body) {
+		resp->body = calloc(1, 1);
+		resp->body_len = 0;
+	}
+	return resp->body ? MCPW_HTTP_OK : http_fail(resp, "mcpw: out of memory");
+}
+
+int mcpw_http_fetch(const mcpw_http_request *req, mcpw_http_response *resp) {
+	mcpw_buf b = MCPW_BUF_INIT;
+	http_clear(resp);
+	if (!req || !req->url)
+		return http_fail(resp, "mcpw: request without a url");
+	encode_request(&b, req);
+	if (b.failed || b.len > INT32_MAX) {
+		mcpw_buf_free(&b);
+		return http_fail(resp, "mcpw: out of memory encoding the request");
+	}
+	int32_t n = mcpw_http_fetch_raw(b.data, (int32_t)b.len);
+	mcpw_buf_free(&b);
+	if (n <= 0)
+		return http_fail(resp, "mcpw: host returned an empty answer");
+	resp->raw = malloc((size_t)n + 1);
+	if (!resp->raw)
+		return http_fail(resp, "mcpw: out of memory reading the response");
+	int32_t got = mcpw_http_read_raw(resp->raw, n);
+	resp->raw_len = got < 0 ? 0 : got > n ? (size_t)n : (size_t)got;
+	resp->raw[resp->raw_len] = 0;
+	return decode_response(resp);
+}
+
+int mcpw_http_get(const char *url, mcpw_http_response *resp) {
+	mcpw_http_request req = {0};
+	req.url = url;
+	return mcpw_http_fetch(&req, resp);
+}
+
+char *mcpw_http_header(const mcpw_http_response *resp, const char *name) {
+	reader r;
+	if (!resp || !resp->raw || !name)
+		return NULL;
+	r = (reader){resp->raw, resp->raw + resp->raw_len, 0};
+	if (!seek(&r, "headers", 7) || !seek(&r, name, strlen(name)))
+		return NULL;
+	return r.p < r.end && *r.p == '"' ? string(&r, 1, NULL) : NULL;
 }

@@ -52,7 +52,8 @@
  * control characters are escaped, and invalid UTF-8 is replaced by U+FFFD,
  * so the host's strict decoder always accepts it.
  *
- * The SDK imports only module "mcpw_v1"; it uses no stdio (see mcpw_buf_printf
+ * The SDK imports only module "mcpw_v1" (http_fetch and http_read only if
+ * the provider calls mcpw_http_fetch); it uses no stdio (see mcpw_buf_printf
  * for its small formatter), so a provider that avoids stdio itself needs no
  * WASI import at all.
  */
@@ -98,6 +99,11 @@ MCPW_IMPORT("output_write") int32_t mcpw_output_write(const void *ptr, int32_t l
 MCPW_IMPORT("log") void mcpw_log_write(int32_t level, const void *ptr, int32_t len);
 /* Returns the value length and copies it if it fits in cap; -1 if not granted. */
 MCPW_IMPORT("config_get") int32_t mcpw_config_get_raw(const void *key, int32_t key_len, void *val, int32_t cap);
+/* Sends the FetchRequest JSON at req; returns the length of the held answer.
+ * Linked only for providers granted outbound HTTP (use mcpw_http_fetch). */
+MCPW_IMPORT("http_fetch") int32_t mcpw_http_fetch_raw(const void *req, int32_t len);
+/* Copies min(len, answer length) bytes of the held answer to ptr. */
+MCPW_IMPORT("http_read") int32_t mcpw_http_read_raw(void *ptr, int32_t len);
 
 /* ---- Input ---- */
 
@@ -118,6 +124,23 @@ char *mcpw_input(int32_t in_len, size_t *out_len);
  * string, the JSON is malformed, or memory runs out. The caller frees the
  * result. It is meant for the host's inputs, not as a general JSON parser. */
 char *mcpw_json_string(const char *json, size_t len, const char *path, size_t *out_len);
+
+/* mcpw_json_int finds the integer member at path (as for mcpw_json_string)
+ * and stores it in *out. Returns 1, or 0 if it is absent, not an integer
+ * (a fraction or exponent), longer than 18 digits, or the JSON is
+ * malformed. */
+int mcpw_json_int(const char *json, size_t len, const char *path, int64_t *out);
+
+/* mcpw_json_array_string returns element index (from 0) of the array of
+ * strings at path, decoded into a malloc'd, NUL-terminated buffer, or NULL
+ * past the end or if the element is not a string. To read the "paths" of a
+ * changes request, call it with index 0, 1, ... until it returns NULL. */
+char *mcpw_json_array_string(const char *json, size_t len, const char *path, size_t index, size_t *out_len);
+
+/* mcpw_base64_decode decodes standard, padded base64 s[0..n) into a
+ * malloc'd buffer (NUL-terminated, for convenience) and stores its length
+ * in *out_len. Returns NULL if s is malformed or memory runs out. */
+unsigned char *mcpw_base64_decode(const char *s, size_t n, size_t *out_len);
 
 /* ---- Output (collected by the SDK, sent by mcpw_ok / mcpw_error) ---- */
 
@@ -157,6 +180,52 @@ void mcpw_log(int32_t level, const char *fmt, ...) __attribute__((format(printf,
  * with a buffer of at least n + 1 bytes. */
 int32_t mcpw_config_get(const char *key, char *buf, size_t cap);
 
+/* ---- Outbound HTTP (abi/ABI.md §4.4) ----
+ *
+ * A module that calls mcpw_http_fetch imports mcpw_v1.http_fetch, so it
+ * loads only where the operator granted outbound HTTP; one that never calls
+ * it does not import it. Declare the URL prefixes in describe's
+ * "requests":{"http":[{"prefix":...}]}. */
+
+typedef struct {
+	const char *name;
+	const char *value;
+} mcpw_header;
+
+typedef struct {
+	const char *method;         /* "GET" (also when NULL), "HEAD" or "POST" */
+	const char *url;            /* absolute http or https URL */
+	const mcpw_header *headers; /* n_headers of them; the host refuses Host, Content-Length, ... */
+	size_t n_headers;
+	const char *body; /* POST only; body_len bytes */
+	size_t body_len;
+} mcpw_http_request;
+
+typedef struct {
+	int32_t status;      /* the HTTP status (any, 4xx and 5xx included) on MCPW_HTTP_OK */
+	unsigned char *body; /* the body, NUL-terminated, body_len bytes */
+	size_t body_len;
+	char *error_code;    /* on refusal: "denied", "invalid", "too_large", "timeout", "network", "limit" */
+	char *error_message; /* on refusal: the host's reason (or the SDK's) */
+	char *raw;           /* the host's answer, for mcpw_http_header */
+	size_t raw_len;
+} mcpw_http_response;
+
+/* Results of mcpw_http_fetch. */
+#define MCPW_HTTP_OK 0      /* a response: status and body are set */
+#define MCPW_HTTP_REFUSED 1 /* the host refused or failed: error_code and error_message are set */
+#define MCPW_HTTP_FAILED -1 /* the SDK could not send or read it (memory, malformed answer); error_code is "invalid" */
+
+/* Sends req through the host and fills *resp (which the caller then frees
+ * with mcpw_http_response_free, whatever the result). */
+int mcpw_http_fetch(const mcpw_http_request *req, mcpw_http_response *resp);
+/* mcpw_http_fetch of a GET of url without headers. */
+int mcpw_http_get(const char *url, mcpw_http_response *resp);
+/* The value of response header name (lower case) in a malloc'd buffer, or NULL. */
+char *mcpw_http_header(const mcpw_http_response *resp, const char *name);
+/* Frees what mcpw_http_fetch allocated and zeroes *resp. */
+void mcpw_http_response_free(mcpw_http_response *resp);
+
 /* ---- A growable byte buffer ---- */
 
 /* mcpw_buf is a growable byte buffer; start from MCPW_BUF_INIT. data is
@@ -177,6 +246,8 @@ void mcpw_buf_append(mcpw_buf *b, const void *p, size_t n);
  * or *), a precision for %s (.digits or .*), and length modifiers l, ll, z. */
 void mcpw_buf_printf(mcpw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mcpw_buf_vprintf(mcpw_buf *b, const char *fmt, va_list ap);
+/* Appends s[0..n) as a quoted, escaped JSON string (as mcpw_out_json_string). */
+void mcpw_buf_json_string(mcpw_buf *b, const char *s, size_t n);
 /* Frees the data and resets b to empty. */
 void mcpw_buf_free(mcpw_buf *b);
 

@@ -1,11 +1,13 @@
 // Package testguest builds real guest modules for tests: Go guests with the
-// standard toolchain (GOOS=wasip1, c-shared) and C guests with clang and
-// wasi-libc. Builds are cached under build/testguest, keyed by a hash of the
-// sources, so a test run compiles each guest once.
+// standard toolchain (GOOS=wasip1, c-shared), C guests with clang and
+// wasi-libc, Rust guests with cargo (wasm32-wasi or wasm32-wasip1), and
+// AssemblyScript guests with the pinned asc; and the mcp-wasm binary itself.
+// Builds are cached under build/testguest, keyed by a hash of the sources,
+// so a test run compiles each guest once.
 //
-// On a machine without clang, C builds skip the test with a message saying
-// what to install; under CI (CI=true) they fail instead, so CI cannot pass by
-// skipping.
+// On a machine without clang, Rust or the AssemblyScript compiler, those
+// builds skip the test with a message saying what to install; under CI
+// (CI=true) they fail instead, so CI cannot pass by skipping.
 package testguest
 
 import (

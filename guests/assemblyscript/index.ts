@@ -1,0 +1,2 @@
+// The package entry: `import { ... } from "mcpw"` resolves here.
+export * from "./assembly/index";

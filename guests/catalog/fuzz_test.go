@@ -1,0 +1,75 @@
+package catalog_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+var (
+	fuzzOnce      sync.Once
+	fuzzProviders []*runtime.Provider
+)
+
+// loaded loads each SDK's catalog once per process, for the fuzz target;
+// an SDK whose toolchain is missing is skipped (or fails under CI).
+func loaded(t *testing.T) []*runtime.Provider {
+	fuzzOnce.Do(func() {
+		ctx := context.Background()
+		// A disk cache: a fuzzing worker must answer within 10 s, and
+		// compiling the Go catalog in a coverage-instrumented binary takes
+		// longer; go test (which runs the seeds) warms it first.
+		rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(filepath.Join(testguest.Root(), "build", "testguest", "fuzz-cache")))
+		require.NoError(t, err)
+		for _, s := range sdks {
+			p, err := rt.LoadFile(ctx, s.build(t), runtime.NewProviderConfig().WithPoolSize(1))
+			require.NoError(t, err)
+			fuzzProviders = append(fuzzProviders, p)
+		}
+	})
+	if len(fuzzProviders) != len(sdks) {
+		t.Skip("not every SDK's catalog loaded (see the first failure)")
+	}
+	return fuzzProviders
+}
+
+// FuzzCatalogSame sends each catalog the same arbitrary cursor, URI path and
+// completion input, and requires the same answer from all four and no
+// fault: every SDK decodes what the host sends the same way (escapes, NUL,
+// non-ASCII, invalid UTF-8 that the host replaces), and no input traps one.
+func FuzzCatalogSame(f *testing.F) {
+	for _, seed := range []string{"", "3", "6", "0", "01", "1\x00", "3\x00x", "b\x00zz", "x", "ü", "\xff", "\\u0000", "999999999", "catalog:///items/{id}\x00"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ctx := t.Context()
+		var want string
+		for i, p := range loaded(t) {
+			tr := map[string]outcome{
+				"list":       record(p.List(ctx, in)),
+				"templates":  record(p.Templates(ctx, in)),
+				"changes":    record(p.Changes(ctx, abi.ChangesRequest{Cursor: in})),
+				"complete":   record(p.Complete(ctx, abi.CompleteRequest{Template: "catalog:///items/{id}", Argument: abi.CompleteArgument{Name: "id", Value: in}})),
+				"complete-t": record(p.Complete(ctx, abi.CompleteRequest{Template: in, Argument: abi.CompleteArgument{Name: "id"}})),
+				"complete-a": record(p.Complete(ctx, abi.CompleteRequest{Template: "catalog:///items/{id}", Argument: abi.CompleteArgument{Name: in}})),
+				"read":       record(p.Read(ctx, "catalog:///items/"+in)),
+			}
+			b, err := json.Marshal(tr)
+			require.NoError(t, err)
+			require.Zero(t, p.Stats().Faults, "%s faulted on %q", sdks[i].name, in)
+			if i == 0 {
+				want = string(b)
+				continue
+			}
+			require.JSONEq(t, want, string(b), "%s differs from Go on %q", sdks[i].name, in)
+		}
+	})
+}
