@@ -89,20 +89,26 @@ func (m *Module) decodeBody(i int, info *bodyInfo) error {
 	if keep {
 		info.insts, d.labels = info.insts[:0], info.labels[:0]
 	}
-	depth := 1 // the function's own block
+	// open holds, for each open block, its kind (kIf becomes kElse once its
+	// else is seen), the function's own block first.
+	open := []kind{kBlock}
 	for d.r.len() > 0 {
+		depth := len(open)
 		in, err := d.next()
 		if err != nil {
 			return fmt.Errorf("at body offset %d: %w", in.off, err)
 		}
 		switch in.kind {
 		case kBlock, kLoop, kIf:
-			depth++
+			open = append(open, in.kind)
 		case kElse:
-			// checked below against the frame it closes
+			if depth < 2 || open[depth-1] != kIf {
+				return fmt.Errorf("else at offset %d without its if", in.off)
+			}
+			open[depth-1] = kElse
 		case kEnd:
-			depth--
-			if depth == 0 && d.r.len() != 0 {
+			open = open[:depth-1]
+			if len(open) == 0 && d.r.len() != 0 {
 				return fmt.Errorf("code after the function's final end at offset %d", in.end)
 			}
 		case kBr, kBrIf:
@@ -122,8 +128,8 @@ func (m *Module) decodeBody(i int, info *bodyInfo) error {
 			d.labels = d.labels[:0]
 		}
 	}
-	if depth != 0 {
-		return fmt.Errorf("%d blocks not closed by end", depth)
+	if len(open) != 0 {
+		return fmt.Errorf("%d blocks not closed by end", len(open))
 	}
 	if keep {
 		info.labels = d.labels

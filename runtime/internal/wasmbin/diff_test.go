@@ -1,0 +1,218 @@
+package wasmbin
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Differential testing: instrumentation must not change what a guest
+// computes. gen builds a valid, terminating module from arbitrary bytes
+// (loops with counters, ifs, forward branches, br_table, direct and
+// indirect calls with a recursion budget, memory and bulk memory, a
+// global, table.grow); the test runs it as received and instrumented (with
+// tiny, varying budgets, so that check runs all the time) and compares the
+// result, the memory and the global.
+
+type genReader struct {
+	b []byte
+	i int
+}
+
+func (g *genReader) next(n int) int {
+	if g.i >= len(g.b) || n <= 0 {
+		return 0
+	}
+	v := int(g.b[g.i]) % n
+	g.i++
+	return v
+}
+
+type gen struct {
+	r      *genReader
+	m      *tModule
+	nfuncs int
+	fn     int // the function being generated
+	stmts  int // statements left in this function
+}
+
+const (
+	genParamAcc   = 0 // i64 input
+	genParamDepth = 1 // i32 recursion budget
+	genAcc        = 2 // i64 accumulator
+	genCounter0   = 3 // i32 loop counters, one per nesting level
+	genLevels     = 4
+)
+
+// genModule builds the module for input b.
+func genModule(b []byte) []byte {
+	g := &gen{r: &genReader{b: b}, m: &tModule{}}
+	m := g.m
+	g.nfuncs = 1 + g.r.next(5)
+	ft := m.typeOf([]byte{typeI64, typeI32}, []byte{typeI64})
+	m.memory = &Table{Min: 1, Max: 2, HasMax: true}
+	m.tables = []Table{{RefType: typeFuncref, Min: uint32(g.nfuncs), Max: uint32(g.nfuncs + 8), HasMax: true}}
+	m.globals = []Global{{Type: typeI64, Mutable: true, Init: cat(i64c(0x1234), []byte{opEnd})}}
+	m.gexport = map[uint32]string{0: "g"}
+	funcs := make([]uint32, g.nfuncs)
+	for i := range funcs {
+		funcs[i] = uint32(i)
+	}
+	m.elems = []Elem{{Flags: 0, Offset: cat(i32c(0), []byte{opEnd}), Funcs: funcs}}
+	for i := 0; i < g.nfuncs; i++ {
+		g.fn, g.stmts = i, 12
+		body := cat(lget(genParamAcc), lset(genAcc), g.block(0), lget(genAcc))
+		f := tFunc{typ: ft, locals: []LocalDecl{{Count: 1, Type: typeI64}, {Count: genLevels, Type: typeI32}}, body: body}
+		if i == 0 {
+			f.export = "f"
+		}
+		m.funcs = append(m.funcs, f)
+	}
+	// run() -> i64 calls f(seed, depth)
+	run := cat(i64c(int64(g.r.next(256))), i32c(int32(1+g.r.next(3))), call(0))
+	m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, []byte{typeI64}), body: run, export: "run"})
+	return m.build()
+}
+
+func (g *gen) block(level int) []byte {
+	var b []byte
+	for n := 1 + g.r.next(4); n > 0 && g.stmts > 0; n-- {
+		g.stmts--
+		b = append(b, g.stmt(level)...)
+	}
+	return b
+}
+
+func (g *gen) arith() []byte {
+	return cat(lget(genAcc), i64c(int64(g.r.next(256))*2+1), []byte{opI64Mul}, i64c(int64(g.r.next(256))), []byte{opI64Add}, lset(genAcc))
+}
+
+func (g *gen) accBit(mask int64) []byte { // pushes i32: (acc & mask) != 0
+	return cat(lget(genAcc), i64c(mask), []byte{0x83, 0x50, opI32Eqz}) // i64.and, i64.eqz, i32.eqz
+}
+
+func (g *gen) stmt(level int) []byte {
+	switch g.r.next(11) {
+	case 0:
+		return g.arith()
+	case 1: // the global
+		return cat(gget(0), lget(genAcc), []byte{opI64Xor}, gset(0), gget(0), lget(genAcc), []byte{opI64Add}, lset(genAcc))
+	case 2: // memory store and load
+		addr := int32(g.r.next(512) * 8)
+		return cat(i32c(addr), lget(genAcc), []byte{0x37, 3, 0}, // i64.store align=3 offset=0
+			i32c(int32(g.r.next(512)*8)), []byte{0x29, 3, 0}, lget(genAcc), []byte{opI64Add}, lset(genAcc))
+	case 3:
+		return ifElse(g.accBit(1<<g.r.next(8)), g.block(level), g.block(level))
+	case 4: // a counted loop
+		if level >= genLevels {
+			return g.arith()
+		}
+		return countedLoop(uint32(genCounter0+level), int32(g.r.next(40)), g.block(level+1))
+	case 5: // a block left early
+		return cat([]byte{opBlock, 0x40}, g.block(level), g.accBit(3), brIf(0), g.block(level), []byte{opEnd})
+	case 6: // br_table over three blocks
+		return cat([]byte{opBlock, 0x40, opBlock, 0x40, opBlock, 0x40},
+			lget(genAcc), []byte{0xa7}, i32c(3), []byte{0x70}, // i32.wrap_i64, i32.rem_u
+			[]byte{opBrTable, 3, 0, 1, 2, 2}, []byte{opEnd},
+			g.block(level), []byte{opEnd}, g.block(level), []byte{opEnd})
+	case 7, 8: // a call, direct or indirect, if the depth allows
+		target := g.r.next(g.nfuncs)
+		var c []byte
+		if g.r.next(2) == 0 {
+			c = call(uint32(target))
+		} else {
+			c = cat(i32c(int32(target)), appendU32([]byte{opCallIndirect}, 0), []byte{0})
+		}
+		return ifElse(cat(lget(genParamDepth), []byte{opI32Eqz}), nil,
+			cat(lget(genAcc), lget(genParamDepth), i32c(1), []byte{opI32Sub}, c, lset(genAcc)))
+	case 9: // bulk memory
+		dst, src, n := int32(g.r.next(4096)), int32(g.r.next(4096)), int32(g.r.next(300))
+		if g.r.next(2) == 0 {
+			return cat(i32c(dst), i32c(src&0xff), i32c(n), []byte{opMisc, miscMemoryFill, 0})
+		}
+		return cat(i32c(dst), i32c(src), i32c(n), []byte{opMisc, miscMemoryCopy, 0, 0})
+	default: // table.grow within the declared maximum, and its result
+		return cat([]byte{opRefNull, typeFuncref}, i32c(int32(g.r.next(3))), []byte{opMisc, miscTableGrow, 0},
+			[]byte{0xac}, lget(genAcc), []byte{opI64Add}, lset(genAcc)) // i64.extend_i32_s
+	}
+}
+
+// outcome is what a run computed.
+type outcome struct {
+	result uint64
+	global uint64
+	memory [32]byte
+	err    string
+}
+
+func runOutcome(t testing.TB, wasm []byte, instrumented bool, budgets []byte) outcome {
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2))
+	defer r.Close(ctx)
+	if instrumented {
+		n := 0
+		_, err := r.NewHostModuleBuilder(PreemptModule).NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) {
+				b := int64(1)
+				if len(budgets) > 0 {
+					b = int64(budgets[n%len(budgets)]) + 1
+				}
+				n++
+				stack[0] = uint64(b)
+			}), nil, []api.ValueType{api.ValueTypeI64}).Export(PreemptFunc).Instantiate(ctx)
+		require.NoError(t, err)
+	}
+	inst, err := r.Instantiate(ctx, wasm)
+	require.NoError(t, err, "the generated module must be valid")
+	res, err := inst.ExportedFunction("run").Call(ctx)
+	var o outcome
+	if err != nil {
+		o.err = err.Error()
+		return o
+	}
+	mem, _ := inst.ExportedMemory("memory").Read(0, inst.ExportedMemory("memory").Size())
+	o.result, o.global, o.memory = res[0], inst.ExportedGlobal("g").Get(), sha256.Sum256(mem)
+	return o
+}
+
+func checkSame(t testing.TB, input, budgets []byte) {
+	wasm := genModule(input)
+	mod, err := Parse(wasm, DefaultLimits())
+	require.NoError(t, err)
+	out, err := mod.Instrument(Options{Budget: 1 + int64(len(budgets))})
+	require.NoError(t, err)
+	want := runOutcome(t, wasm, false, nil)
+	got := runOutcome(t, out, true, budgets)
+	require.Equal(t, want, got, "instrumentation changed what the module computes")
+	again, err := Parse(out, DefaultLimits())
+	require.NoError(t, err, "the instrumented module must parse again")
+	require.Len(t, again.Imports, len(mod.Imports)+1)
+}
+
+func TestInstrumentSameResults(t *testing.T) {
+	for i := range 300 {
+		seed := sha256.Sum256(fmt.Appendf(nil, "seed %d", i))
+		input := bytes.Repeat(seed[:], 8)
+		checkSame(t, input, seed[:i%7])
+	}
+}
+
+// FuzzInstrumentSameResults is the differential fuzz target: any input
+// builds a module; instrumenting it must not change its outcome.
+func FuzzInstrumentSameResults(f *testing.F) {
+	f.Add([]byte{}, []byte{})
+	f.Add([]byte("\x05\x04\x04\x04\x04\x03\x07\x07"), []byte{0})
+	f.Add(bytes.Repeat([]byte{4, 39, 7, 1, 3}, 40), []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, input, budgets []byte) {
+		if len(input) > 4096 || len(budgets) > 64 {
+			return
+		}
+		checkSame(t, input, budgets)
+	})
+}

@@ -1,0 +1,199 @@
+package wasmbin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// hostileSeeds are the committed hostile fixtures, as fuzz seeds.
+func hostileSeeds(tb testing.TB) [][]byte {
+	files, err := filepath.Glob("../../../testdata/hostile/*.wasm")
+	require.NoError(tb, err)
+	require.NotEmpty(tb, files)
+	var out [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		out = append(out, b)
+	}
+	return out
+}
+
+// compiles reports whether wazero accepts wasm, with the host's features
+// and the check import linked.
+func compiles(wasm []byte) bool {
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2).WithCompilationCache(nil))
+	defer r.Close(ctx)
+	_, err := r.CompileModule(ctx, wasm)
+	return err == nil
+}
+
+// FuzzParse: the structural pass reads untrusted bytes before anything
+// else; it must never panic, never allocate for counts the bytes cannot
+// hold, and whatever it accepts must instrument into a module that parses
+// again and that wazero accepts exactly when it accepts the original.
+func FuzzParse(f *testing.F) {
+	for _, s := range hostileSeeds(f) {
+		f.Add(s)
+	}
+	f.Add(genModule([]byte("seed")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<16 {
+			return
+		}
+		m, err := Parse(b, DefaultLimits())
+		if err != nil {
+			return
+		}
+		out, err := m.Instrument(Options{})
+		if errors.Is(err, ErrNonFuncImport) {
+			return
+		}
+		var lim *LimitError
+		if errors.As(err, &lim) {
+			return
+		}
+		require.NoError(t, err)
+		_, err = Parse(out, DefaultLimits())
+		require.NoError(t, err, "instrumented module does not parse")
+		require.Equal(t, compiles(b), compiles(out), "instrumentation changed whether wazero accepts the module")
+	})
+}
+
+func TestParseRealGuests(t *testing.T) {
+	for _, b := range hostileSeeds(t) {
+		if m, err := Parse(b, DefaultLimits()); err == nil {
+			out, err := m.Instrument(Options{})
+			if err == nil {
+				require.True(t, compiles(out))
+			}
+		}
+	}
+}
+
+// Malformed modules are refused with an error, not a panic, and without
+// allocating for what they claim.
+func TestParseMalformed(t *testing.T) {
+	header := "\x00asm\x01\x00\x00\x00"
+	cases := map[string]string{
+		"section overruns":      header + "\x01\x10\x01",
+		"huge type count":       header + "\x01\x05\xff\xff\xff\xff\x0f",
+		"huge function count":   header + "\x03\x05\xff\xff\xff\xff\x0f",
+		"type form":             header + "\x01\x04\x01\x5f\x00\x00",
+		"section order":         header + "\x03\x01\x00\x01\x01\x00",
+		"repeated section":      header + "\x01\x01\x00\x01\x01\x00",
+		"unknown section":       header + "\x0e\x00",
+		"tag section":           header + "\x0d\x00",
+		"u32 too long":          header + "\x01\x06\x80\x80\x80\x80\x80\x00",
+		"u32 over 32 bits":      header + "\x01\x05\xff\xff\xff\xff\x1f",
+		"bodies without funcs":  header + "\x0a\x01\x00\x00",
+		"leftover in section":   header + "\x01\x02\x00\x00",
+		"bad utf-8 export name": header + "\x07\x05\x01\x01\xff\x00\x00",
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(b), DefaultLimits())
+			require.Error(t, err)
+		})
+	}
+}
+
+// Every limit refuses a module just over it, naming the limit and the
+// count, and accepts one at it.
+func TestLimits(t *testing.T) {
+	small := DefaultLimits()
+	small.Types, small.Functions, small.Imports, small.Exports, small.Globals = 3, 3, 1, 2, 2
+	small.DataSegments, small.ElemSegments, small.Tables = 1, 1, 1
+	small.Params, small.Results, small.LocalsPerFunction, small.TotalLocals = 2, 2, 5, 8
+	small.BodySize, small.TableSize, small.TotalTableSize, small.ElemEntries = 64, 10, 10, 4
+	small.TotalElemEntries, small.MemoryPages = 6, 2
+	fn := func(locals uint32) tFunc {
+		return tFunc{locals: []LocalDecl{{Count: locals, Type: typeI32}}}
+	}
+	cases := []struct {
+		limit string
+		count uint64
+		build func(m *tModule)
+	}{
+		{"Types", 5, func(m *tModule) {
+			for i := range 4 {
+				m.typeOf(nil, []byte{typeI32, typeI64, typeF32, typeF64}[i:i+1])
+			}
+		}},
+		{"Params", 3, func(m *tModule) { m.typeOf([]byte{typeI32, typeI32, typeI32}, nil) }},
+		{"Results", 3, func(m *tModule) { m.typeOf(nil, []byte{typeI32, typeI32, typeI32}) }},
+		{"Functions", 4, func(m *tModule) {
+			for range 4 {
+				m.funcs = append(m.funcs, fn(0))
+			}
+		}},
+		{"Imports", 2, func(m *tModule) {
+			m.imports = []Import{{Module: "a", Name: "b"}, {Module: "a", Name: "c"}}
+		}},
+		{"LocalsPerFunction", 6, func(m *tModule) { m.funcs = append(m.funcs, fn(6)) }},
+		{"LocalsPerFunction", 4294967295, func(m *tModule) { m.funcs = append(m.funcs, fn(0xffffffff)) }},
+		{"TotalLocals", 10, func(m *tModule) { m.funcs = append(m.funcs, fn(5), fn(5)) }},
+		{"BodySize", 67, func(m *tModule) {
+			f := fn(0)
+			f.body = make([]byte, 63) // 63 nops
+			for i := range f.body {
+				f.body[i] = 0x01
+			}
+			m.funcs = append(m.funcs, f)
+		}},
+		{"Globals", 3, func(m *tModule) {
+			for range 3 {
+				m.globals = append(m.globals, Global{Type: typeI32, Init: cat(i32c(0), []byte{opEnd})})
+			}
+		}},
+		{"Tables", 2, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref}, {RefType: typeFuncref}} }},
+		{"TableSize", 11, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref, Min: 11}} }},
+		{"TableSize", 4294967295, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref, Min: 0xffffffff}} }},
+		{"MemoryPages", 3, func(m *tModule) { m.memory = &Table{Min: 3} }},
+		{"ElemEntries", 5, func(m *tModule) {
+			m.funcs = append(m.funcs, fn(0))
+			m.tables = []Table{{RefType: typeFuncref, Min: 5}}
+			m.elems = []Elem{{Offset: cat(i32c(0), []byte{opEnd}), Funcs: []uint32{0, 0, 0, 0, 0}}}
+		}},
+		{"ElemSegments", 2, func(m *tModule) {
+			m.funcs = append(m.funcs, fn(0))
+			m.tables = []Table{{RefType: typeFuncref, Min: 5}}
+			seg := Elem{Offset: cat(i32c(0), []byte{opEnd}), Funcs: []uint32{0}}
+			m.elems = []Elem{seg, seg}
+		}},
+		{"Exports", 3, func(m *tModule) {
+			m.funcs = append(m.funcs, fn(0))
+			m.globals = []Global{{Type: typeI32, Init: cat(i32c(0), []byte{opEnd})}}
+			m.gexport = map[uint32]string{0: "g"}
+			m.funcs[0].export = "f"
+			m.memory = &Table{Min: 1}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.limit, func(t *testing.T) {
+			m := &tModule{}
+			m.typeOf(nil, nil)
+			c.build(m)
+			_, err := Parse(m.build(), small)
+			var lim *LimitError
+			require.ErrorAs(t, err, &lim, "want a limit error")
+			require.Equal(t, c.limit, lim.Limit)
+			require.Equal(t, c.count, lim.Count)
+			require.Contains(t, err.Error(), c.limit)
+			require.Contains(t, err.Error(), strconv.FormatUint(c.count, 10))
+			if c.count < 1<<20 {
+				_, err = Parse(m.build(), DefaultLimits())
+				require.NoError(t, err, "the same module is within the default limits")
+			}
+		})
+	}
+}
