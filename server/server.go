@@ -37,6 +37,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("configuring server: %w", err)
 	}
+	if cfg.requestTimeout == 0 {
+		cfg.requestTimeout = max(DefaultRequestTimeout, cfg.callTimeout)
+	}
 	log := cfg.logger
 	if log == nil {
 		log = slog.Default()
