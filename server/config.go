@@ -30,21 +30,21 @@ const (
 // Config configures a Server. It is an immutable value: every With method
 // returns a modified copy, and New validates it once.
 type Config struct {
-	providers    []Provider
-	logger       *slog.Logger
-	pageSize     int
-	callTimeout  time.Duration
+	providers   []Provider
+	logger      *slog.Logger
+	pageSize    int
+	callTimeout time.Duration
 	// requestTimeout is the deadline of one client request; 0 until New
 	// resolves the default.
 	requestTimeout time.Duration
-	name         string
-	version      string
-	instructions string
-	cursorKey    []byte
-	maxSubs      int           // live.go
-	notifyDelay  time.Duration // live.go
-	auditLogger  *slog.Logger
-	observer     Observer // observer.go
+	name           string
+	version        string
+	instructions   string
+	cursorKey      []byte
+	maxSubs        int           // live.go
+	notifyDelay    time.Duration // live.go
+	auditLogger    *slog.Logger
+	observer       Observer // observer.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default

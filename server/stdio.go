@@ -84,11 +84,11 @@ type stdioConn struct {
 	lastErr error             // the end of input, after a last line without newline
 
 	mu       sync.Mutex
-	inflight map[jsonrpc.ID]bool    // calls read and not answered; true: wait for it at the end of input
-	batches  map[jsonrpc.ID]*batch  // calls of a batch, until the batch is answered
-	initID   *jsonrpc.ID            // the legacy initialize in flight
-	rev      revision               // what initialize negotiated on this connection; "" before
-	changed  chan struct{}          // closed and replaced on every answer
+	inflight map[jsonrpc.ID]bool   // calls read and not answered; true: wait for it at the end of input
+	batches  map[jsonrpc.ID]*batch // calls of a batch, until the batch is answered
+	initID   *jsonrpc.ID           // the legacy initialize in flight
+	rev      revision              // what initialize negotiated on this connection; "" before
+	changed  chan struct{}         // closed and replaced on every answer
 	closed   chan struct{}
 	once     sync.Once
 }
