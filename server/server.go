@@ -19,13 +19,14 @@ import (
 // the set atomically (server/reload.go).
 type Server struct {
 	// fixed at creation
-	cfg      Config
-	log      *slog.Logger
-	auditLog *slog.Logger // audit lines, audit.go
-	cursors  cursorCodec
-	mcp      *mcp.Server
-	subs     *subscriptions // what clients asked to hear about, subscriptions.go
-	notify   *notifier      // coalesced change notifications, notify.go
+	cfg        Config
+	log        *slog.Logger
+	auditLog   *slog.Logger // audit lines, audit.go
+	cursors    cursorCodec
+	mcp        *mcp.Server
+	subs       *subscriptions // what clients asked to hear about, subscriptions.go
+	handshakes handshakes     // sessions past their legacy initialize, handshake.go
+	notify     *notifier      // coalesced change notifications, notify.go
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -71,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp.AddReceivingMiddleware(s.dispatch)
 	s.addObserver() // before initLive: its sending middleware must be innermost
 	s.initLive()
+	s.mcp.AddReceivingMiddleware(s.gated)
 	s.mcp.AddReceivingMiddleware(s.audited) // added last, runs first
 	s.auditLog = cmp.Or(cfg.auditLogger, log).With("audit", true)
 	return s, nil
