@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -41,15 +42,47 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(headerSessionID); stateful && id != "" {
 		defer h.reaper.begin(id)()
 	}
-	if stateful && pk.method == "initialize" && h.openSessions() >= h.cfg.maxSessions {
-		w.Header().Set("Retry-After", "60")
-		http.Error(w, "Service Unavailable: too many sessions; retry later, or use protocol 2026-07-28 (no sessions)", http.StatusServiceUnavailable)
-		h.deny(ctx, r, start, "too_many_sessions", http.StatusServiceUnavailable)
-		return
-	}
 	sw := newStreamWriter(w, h.cfg.keepAlive)
 	defer sw.finish()
+	if stateful && pk.method == "initialize" {
+		opened, refused := h.sessions.reserve(h.clientKey(ctx, r), h.s.mcp.Sessions())
+		if refused != "" {
+			h.refuseSession(w, refused)
+			h.deny(ctx, r, start, refused, sessionRefusalStatus(refused))
+			return
+		}
+		defer func() { opened(sw.Header().Get(headerSessionID)) }()
+	}
 	next.ServeHTTP(sw, r.WithContext(ctx))
+}
+
+// clientKey names the client that legacy sessions are counted against:
+// the authenticated subject, else the client address (its /64 for IPv6,
+// as for the rate limit).
+func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
+	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
+		return "subject " + p.subject
+	}
+	return "address " + rateKey(h.clientAddr(r)).String()
+}
+
+func sessionRefusalStatus(refused string) int {
+	if refused == clientSessionsFull {
+		return http.StatusTooManyRequests
+	}
+	return http.StatusServiceUnavailable
+}
+
+// refuseSession answers an initialize past a session bound.
+func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
+	w.Header().Set("Retry-After", "60")
+	if refused == clientSessionsFull {
+		http.Error(w, fmt.Sprintf("Too Many Requests: this client holds %d legacy sessions, the most one client may: "+
+			"close one (DELETE /mcp with its Mcp-Session-Id) or let idle ones expire, or use protocol 2026-07-28 (no sessions)",
+			h.cfg.maxSessionsPerClient), http.StatusTooManyRequests)
+		return
+	}
+	http.Error(w, "Service Unavailable: too many sessions; retry later, or use protocol 2026-07-28 (no sessions)", http.StatusServiceUnavailable)
 }
 
 // admit runs what comes before MCP: rate limit, Host and Origin, CORS
@@ -257,15 +290,4 @@ func (h *httpHandler) trusts(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// openSessions counts the legacy sessions open now.
-func (h *httpHandler) openSessions() int {
-	n := 0
-	for ss := range h.s.mcp.Sessions() {
-		if ss.ID() != "" {
-			n++
-		}
-	}
-	return n
 }
