@@ -134,6 +134,13 @@ func listCacheHint(mounts []*mount) abi.CacheHint {
 // itself, lets go-sdk serve the lifecycle, and refuses everything else.
 func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch req.(type) {
+		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest:
+			// One deadline for the whole request, every provider call in it.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.requestTimeout)
+			defer cancel()
+		}
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
 			return s.listResources(ctx, r)
