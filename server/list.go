@@ -48,7 +48,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 			pos, progress = l.nextProvider(pos), true
 			continue
 		}
-		items, next, err := l.fetch(ctx, m, pos.Cursor)
+		items, next, err := l.fetch(ctx, m, string(pos.Cursor))
 		switch {
 		case err != nil && ctx.Err() != nil && (progress || !errors.Is(ctx.Err(), context.DeadlineExceeded)):
 			return out, &pos // out of time (or the client left): the next page asks again
@@ -90,8 +90,8 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 	switch {
 	case next == "":
 		return out, l.nextProvider(pos), false
-	case next == pos.Cursor:
-		m.log.Warn("provider returned the cursor it was given; skipping the rest of its list", "op", l.op)
+	case pos.repeats(next):
+		m.log.Warn("provider returned a cursor it had returned before in this listing (a cycle); skipping the rest of its list", "op", l.op)
 		return out, l.nextProvider(pos), false
 	case len(items) == 0 && pos.Empty+1 >= maxEmptyPages:
 		m.log.Warn("provider returned empty pages with a next cursor; skipping the rest of its list", "op", l.op)
@@ -105,9 +105,7 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 	} else {
 		pos.Empty = 0
 	}
-	pos.Cursor, pos.Offset = next, 0
-	pos.Pages++
-	return out, pos, false
+	return out, pos.advance(next), false
 }
 
 // nextProvider returns the start of the provider after pos.
