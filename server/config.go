@@ -158,3 +158,7 @@ func (c Config) validate() error {
 	}
 	return c.validateLive()
 }
+
+// RequestTimeout returns the deadline of one client request in effect
+// (Config.WithRequestTimeout), e.g. to size a shutdown grace.
+func (s *Server) RequestTimeout() time.Duration { return s.cfg.requestTimeout }
