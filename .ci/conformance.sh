@@ -61,9 +61,9 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 
 # Serve on a free loopback port; the URL is printed on stderr once listening.
 # The suite is one client sending hundreds of requests a second from one
-# IP: the per-client rate limit (tested in server/) is off, or its 429s
-# would stand in for the answers being judged.
-build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm --rate-limit 0 \
+# IP: the per-client rate limit and session bound (tested in server/) are
+# off, or their 429s would stand in for the answers being judged.
+build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm --rate-limit 0 --max-sessions-per-client 0 \
   --cache-dir "$PWD/build/ci-cache" --log-level warn --audit-log off 2>"$OUT/serve.log" &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true' EXIT

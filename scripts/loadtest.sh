@@ -60,7 +60,7 @@ measure() {
 # the rounds alternate so that a change in background load on the machine
 # hits both alike.
 start wasm build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm \
-  --rate-limit 0 --audit-log off --log-level warn --cache-dir "$PWD/build/ci-cache"
+  --rate-limit 0 --max-sessions-per-client 0 --audit-log off --log-level warn --cache-dir "$PWD/build/ci-cache"
 start native "$LOAD" serve-native --http 127.0.0.1:0
 reports=()
 for round in $(seq 1 "$ROUNDS"); do

@@ -18,6 +18,11 @@ const (
 	MaxPageSize = abi.MaxListItems
 	// DefaultCallTimeout is the default deadline of one provider call.
 	DefaultCallTimeout = 10 * time.Second
+	// DefaultRequestTimeout is the default deadline of one client request
+	// (a list page, a read, a completion), every provider call it makes
+	// included: half the 60 s after which common clients give up, so that
+	// a partial list page still reaches the client.
+	DefaultRequestTimeout = 30 * time.Second
 	// minCursorKey is the shortest HMAC key WithCursorKey accepts.
 	minCursorKey = 16
 )
@@ -25,22 +30,26 @@ const (
 // Config configures a Server. It is an immutable value: every With method
 // returns a modified copy, and New validates it once.
 type Config struct {
-	providers    []Provider
-	logger       *slog.Logger
-	pageSize     int
-	callTimeout  time.Duration
-	name         string
-	version      string
-	instructions string
-	cursorKey    []byte
-	maxSubs      int           // live.go
-	notifyDelay  time.Duration // live.go
-	auditLogger  *slog.Logger
-	observer     Observer // observer.go
+	providers   []Provider
+	logger      *slog.Logger
+	pageSize    int
+	callTimeout time.Duration
+	// requestTimeout is the deadline of one client request; 0 until New
+	// resolves the default.
+	requestTimeout time.Duration
+	name           string
+	version        string
+	instructions   string
+	cursorKey      []byte
+	maxSubs        int           // live.go
+	notifyDelay    time.Duration // live.go
+	auditLogger    *slog.Logger
+	observer       Observer // observer.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
-// logger, page size DefaultPageSize, call timeout DefaultCallTimeout, server
+// logger, page size DefaultPageSize, call timeout DefaultCallTimeout,
+// request timeout DefaultRequestTimeout (or the call timeout if longer), server
 // name "mcp-wasm" version "dev", and a random cursor key.
 func NewConfig() Config {
 	return Config{
@@ -83,6 +92,18 @@ func (c Config) WithCallTimeout(d time.Duration) Config {
 	return c
 }
 
+// WithRequestTimeout sets the deadline of one client request
+// (resources/list and resources/templates/list pages, resources/read,
+// completion/complete), all the provider calls it makes included: a provider
+// call started near its end gets only the time left, and a list page whose
+// time runs out returns the items it has, with a cursor that resumes where
+// it stopped. It must be at least the call timeout. Defaults to
+// DefaultRequestTimeout, or the call timeout when that is longer.
+func (c Config) WithRequestTimeout(d time.Duration) Config {
+	c.requestTimeout = d
+	return c
+}
+
 // WithImplementation sets the serverInfo name and version sent to clients.
 // Defaults to "mcp-wasm" and "dev".
 func (c Config) WithImplementation(name, version string) Config {
@@ -120,6 +141,10 @@ func (c Config) validate() error {
 	if c.callTimeout <= 0 {
 		return fmt.Errorf("call timeout %s is not positive: use a duration such as 10s", c.callTimeout)
 	}
+	if c.requestTimeout != 0 && c.requestTimeout < c.callTimeout {
+		return fmt.Errorf("request timeout %s is shorter than the call timeout %s: a provider call could never use its whole deadline: "+
+			"give a request timeout of at least %s", c.requestTimeout, c.callTimeout, c.callTimeout)
+	}
 	if c.name == "" || c.version == "" {
 		return fmt.Errorf("implementation name and version must not be empty")
 	}
@@ -133,3 +158,7 @@ func (c Config) validate() error {
 	}
 	return c.validateLive()
 }
+
+// RequestTimeout returns the deadline of one client request in effect
+// (Config.WithRequestTimeout), e.g. to size a shutdown grace.
+func (s *Server) RequestTimeout() time.Duration { return s.cfg.requestTimeout }

@@ -23,25 +23,46 @@ const (
 )
 
 const (
-	cursorVersion = 1
+	// cursorVersion 2: the provider cursor in base64, cycle digests.
+	cursorVersion = 2
 	macSize       = sha256.Size
 	// maxCursorText bounds a client cursor before any decoding: one provider
-	// cursor (abi.MaxCursorLength) plus the host's fields, MAC and base64.
+	// cursor (abi.MaxCursorLength, 4/3 of it in base64) plus the host's
+	// fields and digests, the MAC, and base64 again.
 	maxCursorText = 2 * (abi.MaxCursorLength + 256)
 )
 
 // position is where the next list page starts: provider Index (named Name,
 // in name order), the provider's own Cursor, and Offset items into that
 // provider page. Pages and Empty count, for loop protection, the provider
-// pages consumed and the consecutive empty pages seen for this provider.
+// pages consumed and the consecutive empty pages seen for this provider;
+// Seen and Mark detect a provider whose cursors cycle (cycle.go).
 type position struct {
 	Kind   string `json:"k"`
 	Index  int    `json:"i"`
 	Name   string `json:"n"`
-	Cursor string `json:"c,omitempty"`
+	Cursor opaque `json:"c,omitempty"`
 	Offset int    `json:"o,omitempty"`
 	Pages  int    `json:"p,omitempty"`
 	Empty  int    `json:"e,omitempty"`
+	Seen   []byte `json:"s,omitempty"` // digests of the last provider cursors, oldest first
+	Mark   []byte `json:"m,omitempty"` // digest of the cursor of the last power-of-two page
+}
+
+// opaque is a provider cursor inside a host cursor, written in base64: JSON
+// would escape some bytes into six (a control character, '<'), and the
+// host cursor's size must follow from the provider cursor's length alone.
+type opaque string
+
+func (o opaque) MarshalJSON() ([]byte, error) { return json.Marshal([]byte(o)) }
+
+func (o *opaque) UnmarshalJSON(b []byte) error {
+	var v []byte
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = opaque(v)
+	return nil
 }
 
 // cursorCodec signs and verifies host cursors:
@@ -100,6 +121,14 @@ func parsePosition(payload []byte) (position, error) {
 		return position{}, fmt.Errorf("%w: field out of range", errBadCursor)
 	case len(p.Cursor) > abi.MaxCursorLength:
 		return position{}, fmt.Errorf("%w: provider cursor too long", errBadCursor)
+	case len(p.Seen)%digestSize != 0, len(p.Seen) > seenWindow*digestSize, len(p.Mark) != 0 && len(p.Mark) != digestSize:
+		return position{}, fmt.Errorf("%w: malformed digests", errBadCursor)
+	}
+	if len(p.Seen) == 0 {
+		p.Seen = nil // "s":"" is no digest, as encode writes it
+	}
+	if len(p.Mark) == 0 {
+		p.Mark = nil
 	}
 	return p, nil
 }

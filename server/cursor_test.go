@@ -16,7 +16,11 @@ func TestCursorCodec_roundTrip(t *testing.T) {
 	c := cursorCodec{key: testKey}
 	tests := []position{
 		{Kind: kindResources, Index: 0, Name: "a"},
-		{Kind: kindTemplates, Index: 3, Name: "files", Cursor: strings.Repeat("z", abi.MaxCursorLength), Offset: 999, Pages: 7, Empty: 2},
+		{Kind: kindTemplates, Index: 3, Name: "files", Cursor: opaque(strings.Repeat("z", abi.MaxCursorLength)), Offset: 999, Pages: 7, Empty: 2},
+		// the largest position: a provider cursor of characters JSON would
+		// escape, the longest name, every counter high, every digest set
+		{Kind: kindTemplates, Index: 1 << 20, Name: strings.Repeat("n", abi.MaxNameLength), Cursor: opaque(strings.Repeat("\x01<", abi.MaxCursorLength/2)),
+			Offset: abi.MaxListItems, Pages: maxProviderPages, Empty: maxEmptyPages, Seen: make([]byte, seenWindow*digestSize), Mark: make([]byte, digestSize)},
 	}
 	for _, p := range tests {
 		s := c.encode(p)
@@ -52,7 +56,11 @@ func TestCursorCodec_decodeRefuses(t *testing.T) {
 		{"negative index", sign(`{"k":"r","i":-1,"n":"a"}`)},
 		{"offset over page", sign(`{"k":"r","i":0,"n":"a","o":1001}`)},
 		{"trailing data", sign(`{"k":"r","i":0,"n":"a"} {}`)},
-		{"provider cursor too long", sign(`{"k":"r","i":0,"n":"a","c":"` + strings.Repeat("c", abi.MaxCursorLength+1) + `"}`)},
+		{"provider cursor too long", sign(`{"k":"r","i":0,"n":"a","c":"` + base64.StdEncoding.EncodeToString(make([]byte, abi.MaxCursorLength+1)) + `"}`)},
+		{"provider cursor not base64", sign(`{"k":"r","i":0,"n":"a","c":"?"}`)},
+		{"digest window too long", sign(`{"k":"r","i":0,"n":"a","s":"` + base64.StdEncoding.EncodeToString(make([]byte, (seenWindow+1)*digestSize)) + `"}`)},
+		{"digest cut short", sign(`{"k":"r","i":0,"n":"a","s":"` + base64.StdEncoding.EncodeToString(make([]byte, digestSize+1)) + `"}`)},
+		{"mark of another size", sign(`{"k":"r","i":0,"n":"a","m":"` + base64.StdEncoding.EncodeToString(make([]byte, 4)) + `"}`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,7 +119,8 @@ func TestServer_cursorPerServer(t *testing.T) {
 func FuzzDecodeCursor(f *testing.F) {
 	c := cursorCodec{key: testKey}
 	f.Add(c.encode(position{Kind: kindResources, Name: "notes"}), `{"k":"r","i":0,"n":"a"}`)
-	f.Add(c.encode(position{Kind: kindTemplates, Index: 2, Name: "x", Cursor: "42", Offset: 7, Pages: 3, Empty: 1}), `{"k":"t","i":1,"n":"b","c":"9","o":3}`)
+	f.Add(c.encode(position{Kind: kindTemplates, Index: 2, Name: "x", Cursor: "42", Offset: 7, Pages: 3, Empty: 1,
+		Seen: cursorDigest("42"), Mark: cursorDigest("42")}), `{"k":"t","i":1,"n":"b","c":"OQ==","o":3,"s":"AAAAAAAAAAA=","m":""}`)
 	f.Add("", `{}`)
 	f.Add("AQ", `{"k":"r","i":1e3,"n":"a"}`)
 	f.Fuzz(func(t *testing.T, cursor, payload string) {

@@ -46,8 +46,8 @@
 // /mcp, every revision on one endpoint: 2026-07-28 requests statelessly,
 // older ones in Mcp-Session-Id sessions with a GET stream for
 // notifications (go-sdk's two handlers behind one router). Around it:
-// Host and Origin allowlists, a body limit, a per-client rate limit, a cap
-// on sessions, bearer-token or OAuth 2.1 (JWT) authentication, SSE
+// Host and Origin allowlists, a body limit, a per-client rate limit, caps
+// on sessions in total and per client, bearer-token or OAuth 2.1 (JWT) authentication, SSE
 // keep-alives, /healthz and /readyz, and a graceful shutdown. It refuses
 // requests whose Host or Origin is not allowed, bodies over the limit,
 // clients over their rate, and tokens it cannot verify, before any MCP
@@ -60,5 +60,13 @@
 // provider sees it; a provider only ever receives URIs inside the URI space
 // it declared; a provider error reaches the client as a generic message
 // (details go to the log, tagged provider=NAME); a provider that fails,
-// hangs or loops is left out of a list page rather than failing it.
+// hangs or loops is left out of a list page rather than failing it, and a
+// provider whose list cursors cycle is skipped. A client request has one
+// deadline for all the provider calls it makes (Config.WithRequestTimeout).
+//
+// Clients are untrusted too. Every JSON-RPC envelope is checked before
+// go-sdk sees it (envelope.go): a malformed message gets its -32700 or
+// -32600 (a notification or a response gets nothing) and never ends a
+// session; a request id is echoed exactly or refused, never changed; a
+// handshake-era call before initialize is refused whatever its method.
 package server

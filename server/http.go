@@ -45,6 +45,7 @@ type httpHandler struct {
 	limiter   *limiter       // nil when off
 	auth      *authenticator // nil when off
 	reaper    *sessionReaper
+	sessions  *sessionBook
 	stateful  http.Handler
 	stateless http.Handler
 	mux       *http.ServeMux
@@ -73,6 +74,7 @@ func (s *Server) newHTTPHandler(cfg HTTPConfig) (*httpHandler, error) {
 		return nil, fmt.Errorf("configuring http: %w", err)
 	}
 	h := &httpHandler{s: s, cfg: cfg, guard: g, mux: http.NewServeMux(), reaper: newSessionReaper(cfg.sessionIdle, cfg.maxSessions)}
+	h.sessions = newSessionBook(cfg.maxSessions, cfg.maxSessionsPerClient)
 	h.streams, h.endStreams = context.WithCancel(context.Background())
 	if cfg.rate > 0 {
 		h.limiter = newLimiter(cfg.rate, cfg.burst)

@@ -31,6 +31,12 @@ const (
 	// DefaultMaxSessions is the default number of legacy sessions open at
 	// once.
 	DefaultMaxSessions = 1000
+	// DefaultMaxSessionsPerClient is the default number of legacy sessions
+	// one client (an authenticated subject, or an address when anonymous)
+	// may hold at once: a tenth of DefaultMaxSessions, far more than a
+	// client needs (one per server it connects to), far fewer than would
+	// lock others out.
+	DefaultMaxSessionsPerClient = 100
 )
 
 // HTTPConfig configures the Streamable HTTP transport (ServeStreamable,
@@ -53,6 +59,8 @@ type HTTPConfig struct {
 	middleware     []func(http.Handler) http.Handler
 	trusted        []netip.Prefix
 	maxSessions    int
+	// maxSessionsPerClient bounds the legacy sessions of one client; 0: no bound.
+	maxSessionsPerClient int
 }
 
 // route is an extra handler mounted beside /mcp.
@@ -65,20 +73,22 @@ type route struct {
 // address only localhost Host and Origin values are accepted, request
 // bodies up to DefaultMaxBodyBytes, DefaultRateLimit requests per second
 // per client IP (burst DefaultRateBurst), SSE keep-alives every
-// DefaultKeepAlive, at most DefaultMaxSessions legacy sessions closed after
+// DefaultKeepAlive, at most DefaultMaxSessions legacy sessions
+// (DefaultMaxSessionsPerClient per client) closed after
 // DefaultSessionIdleTimeout idle, DefaultShutdownGrace to drain, no trusted
 // proxies, no authentication, no TLS, and /readyz ready as soon as the
 // server serves.
 func NewHTTPConfig() HTTPConfig {
 	return HTTPConfig{
-		maxBody:       DefaultMaxBodyBytes,
-		rate:          DefaultRateLimit,
-		burst:         DefaultRateBurst,
-		keepAlive:     DefaultKeepAlive,
-		sessionIdle:   DefaultSessionIdleTimeout,
-		shutdownGrace: DefaultShutdownGrace,
-		bodyTimeout:   30 * time.Second,
-		maxSessions:   DefaultMaxSessions,
+		maxBody:              DefaultMaxBodyBytes,
+		rate:                 DefaultRateLimit,
+		burst:                DefaultRateBurst,
+		keepAlive:            DefaultKeepAlive,
+		sessionIdle:          DefaultSessionIdleTimeout,
+		shutdownGrace:        DefaultShutdownGrace,
+		bodyTimeout:          30 * time.Second,
+		maxSessions:          DefaultMaxSessions,
+		maxSessionsPerClient: DefaultMaxSessionsPerClient,
 	}
 }
 
@@ -131,6 +141,18 @@ func (c HTTPConfig) WithTrustedProxies(p ...netip.Prefix) HTTPConfig {
 // no session and are not counted. Defaults to DefaultMaxSessions.
 func (c HTTPConfig) WithMaxSessions(n int) HTTPConfig {
 	c.maxSessions = n
+	return c
+}
+
+// WithMaxSessionsPerClient sets how many legacy sessions one client may
+// hold at once: an authenticated client is its token's subject, an
+// anonymous one its address (its /64 for IPv6; behind a proxy, see
+// WithTrustedProxies). An initialize beyond it gets 429 saying what to do;
+// other clients can still open sessions. 0 removes the per-client bound
+// (a load test from one address needs it); WithMaxSessions still applies.
+// Defaults to DefaultMaxSessionsPerClient.
+func (c HTTPConfig) WithMaxSessionsPerClient(n int) HTTPConfig {
+	c.maxSessionsPerClient = n
 	return c
 }
 
@@ -210,6 +232,10 @@ func (c HTTPConfig) validate() error {
 	}
 	if c.maxSessions < 1 {
 		return fmt.Errorf("max sessions %d is not positive: use a number such as %d", c.maxSessions, DefaultMaxSessions)
+	}
+	if c.maxSessionsPerClient < 0 {
+		return fmt.Errorf("max sessions per client %d is negative: use 0 (no per-client bound) or a number such as %d",
+			c.maxSessionsPerClient, DefaultMaxSessionsPerClient)
 	}
 	if c.keepAlive <= 0 || c.sessionIdle <= 0 || c.shutdownGrace <= 0 {
 		return fmt.Errorf("keep-alive, session idle timeout and shutdown grace must be positive durations")

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -13,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // HTTP header names of the Streamable HTTP transport.
@@ -41,15 +42,47 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(headerSessionID); stateful && id != "" {
 		defer h.reaper.begin(id)()
 	}
-	if stateful && pk.method == "initialize" && h.openSessions() >= h.cfg.maxSessions {
-		w.Header().Set("Retry-After", "60")
-		http.Error(w, "Service Unavailable: too many sessions; retry later, or use protocol 2026-07-28 (no sessions)", http.StatusServiceUnavailable)
-		h.deny(ctx, r, start, "too_many_sessions", http.StatusServiceUnavailable)
-		return
-	}
 	sw := newStreamWriter(w, h.cfg.keepAlive)
 	defer sw.finish()
+	if stateful && pk.method == "initialize" {
+		opened, refused := h.sessions.reserve(h.clientKey(ctx, r), h.s.mcp.Sessions())
+		if refused != "" {
+			h.refuseSession(w, refused)
+			h.deny(ctx, r, start, refused, sessionRefusalStatus(refused))
+			return
+		}
+		defer func() { opened(sw.Header().Get(headerSessionID)) }()
+	}
 	next.ServeHTTP(sw, r.WithContext(ctx))
+}
+
+// clientKey names the client that legacy sessions are counted against:
+// the authenticated subject, else the client address (its /64 for IPv6,
+// as for the rate limit).
+func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
+	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
+		return "subject " + p.subject
+	}
+	return "address " + rateKey(h.clientAddr(r)).String()
+}
+
+func sessionRefusalStatus(refused string) int {
+	if refused == clientSessionsFull {
+		return http.StatusTooManyRequests
+	}
+	return http.StatusServiceUnavailable
+}
+
+// refuseSession answers an initialize past a session bound.
+func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
+	w.Header().Set("Retry-After", "60")
+	if refused == clientSessionsFull {
+		http.Error(w, fmt.Sprintf("Too Many Requests: this client holds %d legacy sessions, the most one client may: "+
+			"close one (DELETE /mcp with its Mcp-Session-Id) or let idle ones expire, or use protocol 2026-07-28 (no sessions)",
+			h.cfg.maxSessionsPerClient), http.StatusTooManyRequests)
+		return
+	}
+	http.Error(w, "Service Unavailable: too many sessions; retry later, or use protocol 2026-07-28 (no sessions)", http.StatusServiceUnavailable)
 }
 
 // admit runs what comes before MCP: rate limit, Host and Origin, CORS
@@ -110,13 +143,14 @@ func (h *httpHandler) refuseAuth(w http.ResponseWriter, e *authError) {
 
 // peek is what routing needs from a POST body.
 type peek struct {
-	method string // "" for a batch or an unparsable body
+	method string // "" for a batch
 	modern bool   // the request carries a 2026-07-28 (or later) _meta protocol version
 }
 
-// readBody reads a POST body within the size limit, puts it back for
-// go-sdk and peeks at it. On a refusal it has answered and returns the
-// status.
+// readBody reads a POST body within the size limit, checks its JSON-RPC
+// envelope (envelope.go) and hands go-sdk the checked messages, re-encoded.
+// On a refusal it has answered and returns the status: a malformed message
+// gets 400 with its JSON-RPC error, as on stdio.
 func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (peek, int) {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return peek{}, 0
@@ -133,24 +167,80 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (peek, in
 		http.Error(w, "failed to read the request body", http.StatusBadRequest)
 		return peek{}, http.StatusBadRequest
 	}
+	body, pk, refused := h.checkBody(r, body)
+	if refused != nil {
+		h.s.log.Debug("message refused", "reason", clip(string(refused)))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(refused)
+		return peek{}, http.StatusBadRequest
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	return peekBody(body), 0
+	return pk, 0
 }
 
-func peekBody(body []byte) peek {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
+// checkBody checks a POST body: it returns the body go-sdk gets and what
+// routing needs, or the JSON-RPC answer of a refused body.
+func (h *httpHandler) checkBody(r *http.Request, body []byte) ([]byte, peek, []byte) {
+	msgs, isBatch, whole := decodeFrame(body)
+	switch {
+	case whole != nil:
+		return nil, peek{}, refusal(nil, whole)
+	case !isBatch && msgs[0].refusal != nil:
+		return nil, peek{}, refusal(msgs[0].id, msgs[0].refusal)
+	case !isBatch:
+		b, err := jsonrpc.EncodeMessage(msgs[0].msg)
+		if err != nil {
+			return nil, peek{}, refusal(msgs[0].id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the message cannot be encoded"})
+		}
+		return b, peek{method: msgs[0].method, modern: msgs[0].stateless}, nil
+	case !batchesAllowed(h.batchRevision(r)):
+		return nil, peek{}, refusal(nil, errNoBatch)
 	}
-	if json.Unmarshal(body, &msg) != nil {
-		return peek{}
+	if reason := checkBatch(msgs); reason != "" {
+		answers := batchRefusals(msgs, reason)
+		if len(answers) == 0 {
+			return nil, peek{}, refusal(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the batch is refused: " + reason})
+		}
+		b, _ := json.Marshal(answers)
+		return nil, peek{}, b
 	}
-	var v string
-	_ = json.Unmarshal(msg.Params.Meta[mcp.MetaKeyProtocolVersion], &v)
-	return peek{method: msg.Method, modern: revision(v).stateless()}
+	out := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		b, err := jsonrpc.EncodeMessage(m.msg)
+		if err != nil {
+			return nil, peek{}, refusal(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: a message cannot be encoded"})
+		}
+		out[i] = b
+	}
+	b, _ := json.Marshal(out)
+	return b, peek{}, nil
+}
+
+// batchRevision is the revision a batch is sent under: the
+// MCP-Protocol-Version header, else the revision its session negotiated,
+// else 2025-03-26 (as the transport specifies for a request without the
+// header). A header naming a batching revision on a session that
+// negotiated a later one does not make batches allowed.
+func (h *httpHandler) batchRevision(r *http.Request) revision {
+	rev := revision(r.Header.Get(headerProtocolVersion))
+	if id := r.Header.Get(headerSessionID); id != "" {
+		for ss := range h.s.mcp.Sessions() {
+			if ss.ID() != id {
+				continue
+			}
+			if p := ss.InitializeParams(); p != nil {
+				if n := negotiate(p.ProtocolVersion); rev == "" || n > rev {
+					rev = n
+				}
+			}
+		}
+	}
+	if rev == "" {
+		rev = rev20250326
+	}
+	return rev
 }
 
 // route picks the go-sdk handler of a request's era. 2026-07-28 requests
@@ -200,15 +290,4 @@ func (h *httpHandler) trusts(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// openSessions counts the legacy sessions open now.
-func (h *httpHandler) openSessions() int {
-	n := 0
-	for ss := range h.s.mcp.Sessions() {
-		if ss.ID() != "" {
-			n++
-		}
-	}
-	return n
 }

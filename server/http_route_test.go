@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,9 @@ func TestHTTP_bodyLimit(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, body)
 }
 
-func TestPeekBody(t *testing.T) {
+func TestCheckBody_peek(t *testing.T) {
+	h, err := newServer(t, NewConfig()).newHTTPHandler(NewHTTPConfig())
+	require.NoError(t, err)
 	tests := []struct {
 		body string
 		want peek
@@ -89,11 +92,14 @@ func TestPeekBody(t *testing.T) {
 		{modernRead("x:///a"), peek{method: "resources/read", modern: true}},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, peek{method: "initialize"}},
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, peek{}},
-		{`not json`, peek{}},
-		{`{"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, peek{method: "resources/list"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, peek{method: "resources/list"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peek{method: "resources/list"}},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, peekBody([]byte(tt.body)), tt.body)
+		r := httptest.NewRequest(http.MethodPost, MCPPath, nil)
+		_, pk, refused := h.checkBody(r, []byte(tt.body))
+		require.Nil(t, refused, tt.body)
+		require.Equal(t, tt.want, pk, tt.body)
 	}
 }
 

@@ -94,3 +94,69 @@ func (r *sessionReaper) sweep(sessions iter.Seq[*mcp.ServerSession]) {
 		_ = ss.Close()
 	}
 }
+
+// sessionBook bounds the legacy sessions open at once, in total and per
+// client, so that one client (one token's subject, or one address when
+// anonymous) cannot take every session and lock the others out. An
+// initialize reserves its place before go-sdk creates the session, so
+// concurrent initializes cannot overshoot either bound.
+type sessionBook struct {
+	max, perClient int // perClient 0: no per-client bound
+
+	mu      sync.Mutex
+	owners  map[string]string // session id -> client key
+	pending map[string]int    // client key -> initializes in progress
+	opening int               // initializes in progress, all clients
+}
+
+// Why an initialize is refused.
+const (
+	sessionsFull       = "too_many_sessions"
+	clientSessionsFull = "too_many_client_sessions"
+)
+
+func newSessionBook(max, perClient int) *sessionBook {
+	return &sessionBook{max: max, perClient: perClient, owners: map[string]string{}, pending: map[string]int{}}
+}
+
+// reserve admits an initialize of client, or says why not. live are the
+// sessions open now; opened must be called with the id of the session the
+// initialize created ("" for none).
+func (b *sessionBook) reserve(client string, live iter.Seq[*mcp.ServerSession]) (opened func(id string), refused string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids := map[string]bool{}
+	for ss := range live {
+		if id := ss.ID(); id != "" {
+			ids[id] = true
+		}
+	}
+	held := b.pending[client]
+	for id, c := range b.owners {
+		switch {
+		case !ids[id]:
+			delete(b.owners, id) // closed since
+		case c == client:
+			held++
+		}
+	}
+	switch {
+	case len(ids)+b.opening >= b.max:
+		return nil, sessionsFull
+	case b.perClient > 0 && held >= b.perClient:
+		return nil, clientSessionsFull
+	}
+	b.pending[client]++
+	b.opening++
+	return func(id string) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.pending[client]--; b.pending[client] == 0 {
+			delete(b.pending, client)
+		}
+		b.opening--
+		if id != "" {
+			b.owners[id] = client
+		}
+	}, ""
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 )
 
 // Loop protection for merged lists. A provider that hits one of these
@@ -29,23 +30,35 @@ type lister[T any] struct {
 // page collects one client page starting at pos. It returns the items and
 // the position of the next page, or nil at the end of the listing. Provider
 // failures never fail the page: the provider is skipped and logged.
+//
+// ctx carries the request's deadline, shared by every provider call of the
+// page (each call also has its own, the shorter one wins). When it passes,
+// the page ends with what it has and a position that repeats the call it
+// cut; only a call that had the whole page to itself and still did not
+// finish makes its provider skipped, so that every page moves on.
 func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position) {
 	out := make([]T, 0, min(s.cfg.pageSize, 64))
+	progress := false
 	for calls := 0; pos.Index < len(l.mounts) && len(out) < s.cfg.pageSize; calls++ {
 		if calls == maxCallsPerPage || ctx.Err() != nil {
 			return out, &pos
 		}
 		m := l.mounts[pos.Index]
 		if !m.has(l.op) {
-			pos = l.nextProvider(pos)
+			pos, progress = l.nextProvider(pos), true
 			continue
 		}
-		items, next, err := l.fetch(ctx, m, pos.Cursor)
-		if err != nil {
-			if ctx.Err() == nil {
-				m.log.Warn("provider left out of the list", "op", l.op, "error", clip(err.Error()))
-			}
-			pos = l.nextProvider(pos)
+		items, next, err := l.fetch(ctx, m, string(pos.Cursor))
+		switch {
+		case err != nil && ctx.Err() != nil && (progress || !errors.Is(ctx.Err(), context.DeadlineExceeded)):
+			return out, &pos // out of time (or the client left): the next page asks again
+		case err != nil && ctx.Err() != nil:
+			m.log.Warn("provider left out of the list: it did not answer within the request deadline", "op", l.op)
+			next := l.nextProvider(pos)
+			return out, &next
+		case err != nil:
+			m.log.Warn("provider left out of the list", "op", l.op, "error", clip(err.Error()))
+			pos, progress = l.nextProvider(pos), true
 			continue
 		}
 		var full bool
@@ -53,6 +66,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 		if full {
 			return out, &pos
 		}
+		progress = true
 	}
 	if pos.Index >= len(l.mounts) {
 		return out, nil
@@ -76,8 +90,8 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 	switch {
 	case next == "":
 		return out, l.nextProvider(pos), false
-	case next == pos.Cursor:
-		m.log.Warn("provider returned the cursor it was given; skipping the rest of its list", "op", l.op)
+	case pos.repeats(next):
+		m.log.Warn("provider returned a cursor it had returned before in this listing (a cycle); skipping the rest of its list", "op", l.op)
 		return out, l.nextProvider(pos), false
 	case len(items) == 0 && pos.Empty+1 >= maxEmptyPages:
 		m.log.Warn("provider returned empty pages with a next cursor; skipping the rest of its list", "op", l.op)
@@ -91,9 +105,7 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 	} else {
 		pos.Empty = 0
 	}
-	pos.Cursor, pos.Offset = next, 0
-	pos.Pages++
-	return out, pos, false
+	return out, pos.advance(next), false
 }
 
 // nextProvider returns the start of the provider after pos.

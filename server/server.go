@@ -19,13 +19,14 @@ import (
 // the set atomically (server/reload.go).
 type Server struct {
 	// fixed at creation
-	cfg      Config
-	log      *slog.Logger
-	auditLog *slog.Logger // audit lines, audit.go
-	cursors  cursorCodec
-	mcp      *mcp.Server
-	subs     *subscriptions // what clients asked to hear about, subscriptions.go
-	notify   *notifier      // coalesced change notifications, notify.go
+	cfg        Config
+	log        *slog.Logger
+	auditLog   *slog.Logger // audit lines, audit.go
+	cursors    cursorCodec
+	mcp        *mcp.Server
+	subs       *subscriptions // what clients asked to hear about, subscriptions.go
+	handshakes handshakes     // sessions past their legacy initialize, handshake.go
+	notify     *notifier      // coalesced change notifications, notify.go
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -36,6 +37,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("configuring server: %w", err)
+	}
+	if cfg.requestTimeout == 0 {
+		cfg.requestTimeout = max(DefaultRequestTimeout, cfg.callTimeout)
 	}
 	log := cfg.logger
 	if log == nil {
@@ -68,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp.AddReceivingMiddleware(s.dispatch)
 	s.addObserver() // before initLive: its sending middleware must be innermost
 	s.initLive()
+	s.mcp.AddReceivingMiddleware(s.gated)
 	s.mcp.AddReceivingMiddleware(s.audited) // added last, runs first
 	s.auditLog = cmp.Or(cfg.auditLogger, log).With("audit", true)
 	return s, nil
@@ -129,6 +134,13 @@ func listCacheHint(mounts []*mount) abi.CacheHint {
 // itself, lets go-sdk serve the lifecycle, and refuses everything else.
 func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch req.(type) {
+		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest:
+			// One deadline for the whole request, every provider call in it.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.requestTimeout)
+			defer cancel()
+		}
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
 			return s.listResources(ctx, r)

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -16,18 +19,16 @@ import (
 // from in and written to out; every revision may be spoken on it, even
 // several at once. It returns nil when in reaches EOF or ctx is done. Either
 // way it first stops reading and lets the calls already read finish and be
-// answered, for at most twice the call timeout, so that
-// `printf '...' | mcp-wasm serve` gets its answers and a shutdown signal
-// does not cut a read in half.
+// answered, for at most the request timeout (Config.WithRequestTimeout), so
+// that `printf '...' | mcp-wasm serve` gets its answers and a shutdown
+// signal does not cut a read in half.
+//
+// No message ends the session: a line that is not JSON gets -32700, a
+// message that is not a valid JSON-RPC 2.0 request -32600 (calls under
+// their id when it can be echoed exactly, else id null; malformed
+// notifications and responses get no reply), and the next line is served.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lockedWriter{w: out}
-	filtered := filterInput(in, w)
-	defer filtered.Close()
-	t := &drainTransport{
-		inner: &mcp.IOTransport{Reader: io.NopCloser(filtered), Writer: nopWriteCloser{w}},
-		stop:  ctx,
-		grace: 2 * s.cfg.callTimeout,
-	}
+	c := newStdioConn(in, out, ctx, s.cfg.requestTimeout, s.log)
 	// The session ends through the drained end of input, not through
 	// go-sdk's own cancellation, which would cut in-flight calls; that
 	// cancellation only comes one second after the drain bound, for a
@@ -35,7 +36,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	unhook := context.AfterFunc(ctx, func() {
-		hard := time.NewTimer(t.grace + time.Second)
+		hard := time.NewTimer(c.grace + time.Second)
 		defer hard.Stop()
 		select {
 		case <-hard.C:
@@ -44,105 +45,307 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	})
 	defer unhook()
-	err := s.mcp.Run(runCtx, t)
+	err := s.mcp.Run(runCtx, stdioTransport{c})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, errStopped) || ctx.Err() != nil {
 		return nil
 	}
 	return fmt.Errorf("serving stdio: %w", err)
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // errStopped ends the input when the serving context is done.
 var errStopped = errors.New("server stopping")
 
-// drainTransport wraps a transport's connection in a drainConn.
-type drainTransport struct {
-	inner mcp.Transport
+// stdioTransport hands go-sdk the one connection of ServeStdio.
+type stdioTransport struct{ c *stdioConn }
+
+func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
+
+// stdioConn is the stdio connection, in place of go-sdk's IOTransport:
+// it reads lines (bounded), checks each message (envelope.go) and answers
+// the refused ones itself, so that nothing a client sends ends the session.
+// It also
+//   - serves batches only where the revision has them (2025-03-26 and
+//     older, after initialize), answering a batch with one array;
+//   - refuses a call whose id is already in flight (go-sdk would drop it);
+//   - at end of input, or when stop is done, holds back the end of input
+//     until the calls read are answered or grace has passed: go-sdk cancels
+//     every call in flight when input ends.
+type stdioConn struct {
+	lines <-chan frameOrErr
 	stop  context.Context
 	grace time.Duration
+	log   *slog.Logger
+
+	wmu sync.Mutex // serializes whole-line writes to out
+	out io.Writer
+
+	// Read is not called concurrently: these belong to it.
+	queue   []jsonrpc.Message // the rest of the batch being read
+	lastErr error             // the end of input, after a last line without newline
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]bool   // calls read and not answered; true: wait for it at the end of input
+	batches  map[jsonrpc.ID]*batch // calls of a batch, until the batch is answered
+	initID   *jsonrpc.ID           // the legacy initialize in flight
+	rev      revision              // what initialize negotiated on this connection; "" before
+	changed  chan struct{}         // closed and replaced on every answer
+	closed   chan struct{}
+	once     sync.Once
 }
 
-func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &drainConn{Connection: c, stop: t.stop, grace: t.grace,
-		pending: map[jsonrpc.ID]bool{}, changed: make(chan struct{}), closed: make(chan struct{})}, nil
+// batch collects the answers to the calls of one batch.
+type batch struct {
+	pending int
+	answers []json.RawMessage
 }
 
-// drainConn tracks the calls read and not yet answered. When input ends, or
-// stop is done, it holds back the end of input until they are answered or
-// grace has passed: go-sdk cancels every call in flight when input ends.
-//
-// Wrapping hides go-sdk's unexported session hook from its stdio
-// connection, whose only use there is to refuse JSON-RPC batches from
-// 2025-06-18 on; batches are therefore accepted on every revision.
-type drainConn struct {
-	mcp.Connection
-	stop  context.Context
-	grace time.Duration
-
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]bool
-	changed chan struct{} // closed and replaced on every answer
-	closed  chan struct{}
-	once    sync.Once
+type frameOrErr struct {
+	line    []byte
+	tooLong bool
+	err     error
 }
 
-func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.Duration, log *slog.Logger) *stdioConn {
+	lines, closed := make(chan frameOrErr), make(chan struct{})
+	c := &stdioConn{lines: lines, stop: stop, grace: grace, log: log, out: out,
+		inflight: map[jsonrpc.ID]bool{}, batches: map[jsonrpc.ID]*batch{},
+		changed: make(chan struct{}), closed: closed}
+	// The reader ends at EOF or a read error of in, or at its next line
+	// once the connection is closed. Like any reader of stdin it cannot be
+	// interrupted while in.Read blocks.
+	go func() {
+		r := newFrameReader(in)
+		for {
+			line, tooLong, err := readFrame(r)
+			select {
+			case lines <- frameOrErr{line, tooLong, err}:
+			case <-closed:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *stdioConn) SessionID() string { return "" }
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	readCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	unhook := context.AfterFunc(c.stop, cancel)
 	defer unhook()
-	msg, err := c.Connection.Read(readCtx)
-	if err != nil {
-		if c.stop.Err() != nil && ctx.Err() == nil {
-			err = errStopped
+	for len(c.queue) == 0 {
+		f := c.next(readCtx)
+		if f.err != nil && len(f.line) == 0 && !f.tooLong {
+			if c.stop.Err() != nil && ctx.Err() == nil {
+				f.err = errStopped
+			}
+			c.drain(ctx)
+			return nil, f.err
 		}
-		c.drain(ctx)
-		return nil, err
+		// A last line without a newline comes with EOF: serve it, and
+		// report the end of input at the next Read.
+		c.lastErr, f.err = f.err, nil
+		c.queue = c.accept(f)
 	}
-	// A subscriptions/listen lasts until the session ends: it is not a call
-	// to wait for, and go-sdk ends it when input ends.
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != methodListen {
-		c.mu.Lock()
-		c.pending[req.ID] = true
-		c.mu.Unlock()
-	}
-	return msg, nil
+	m := c.queue[0]
+	c.queue = c.queue[1:]
+	return m, nil
 }
 
-func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		msg = withErrorCode(resp)
+// next returns the next line, or why there is none.
+func (c *stdioConn) next(ctx context.Context) frameOrErr {
+	if err := c.lastErr; err != nil {
+		return frameOrErr{err: err}
 	}
-	err := c.Connection.Write(ctx, msg)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		close(c.changed)
-		c.changed = make(chan struct{})
+	select {
+	case f := <-c.lines:
+		return f
+	case <-ctx.Done():
+		return frameOrErr{err: ctx.Err()}
+	case <-c.closed:
+		return frameOrErr{err: io.EOF}
+	}
+}
+
+// accept checks one line and returns the messages to serve; it answers
+// what it refuses.
+func (c *stdioConn) accept(f frameOrErr) []jsonrpc.Message {
+	switch {
+	case f.tooLong:
+		_ = c.writeLine(refusal(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: message longer than 16 MiB"}))
+		return nil
+	case len(bytes.Trim(f.line, " \t\r\n")) == 0:
+		return nil
+	}
+	msgs, isBatch, whole := decodeFrame(f.line)
+	if whole != nil {
+		c.log.Debug("message refused", "reason", whole.Message)
+		_ = c.writeLine(refusal(nil, whole))
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !isBatch {
+		return c.acceptOne(msgs[0])
+	}
+	if !batchesAllowed(c.rev) {
+		c.log.Debug("batch refused", "reason", "revision", "revision", string(c.rev))
+		_ = c.writeLine(refusal(nil, errNoBatch))
+		return nil
+	}
+	reason := checkBatch(msgs)
+	if reason == "" {
+		reason = c.inUse(msgs)
+	}
+	if reason != "" {
+		c.log.Debug("batch refused", "reason", reason)
+		if answers := batchRefusals(msgs, reason); len(answers) > 0 {
+			_ = c.writeBatch(answers)
+		}
+		return nil
+	}
+	b := &batch{}
+	out := make([]jsonrpc.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.msg
+		if req, ok := m.msg.(*jsonrpc.Request); ok && req.IsCall() {
+			b.pending++
+			c.batches[req.ID] = b
+			c.track(req)
+		}
+	}
+	return out
+}
+
+// acceptOne checks one message that is not in a batch. The caller holds c.mu.
+func (c *stdioConn) acceptOne(m inbound) []jsonrpc.Message {
+	if m.refusal != nil {
+		c.log.Debug("message refused", "reason", m.refusal.Message)
+		if m.answered() {
+			_ = c.writeLine(refusal(m.id, m.refusal))
+		}
+		return nil
+	}
+	if req, ok := m.msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if c.inflight[req.ID] {
+			_ = c.writeLine(refusal(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "invalid request: the id of a request still in flight: use a new id for each request"}))
+			return nil
+		}
+		c.track(req)
+	}
+	return []jsonrpc.Message{m.msg}
+}
+
+// inUse returns why a batch reuses the id of a call in flight, or "". The
+// caller holds c.mu.
+func (c *stdioConn) inUse(msgs []inbound) string {
+	for i, m := range msgs {
+		if req, ok := m.msg.(*jsonrpc.Request); ok && req.IsCall() && c.inflight[req.ID] {
+			return fmt.Sprintf("message %d has the id of a request still in flight", i+1)
+		}
+	}
+	return ""
+}
+
+// track records a call read. A subscriptions/listen lasts until the
+// session ends: it is not a call the end of input waits for. The caller
+// holds c.mu.
+func (c *stdioConn) track(req *jsonrpc.Request) {
+	c.inflight[req.ID] = req.Method != methodListen
+	if req.Method == "initialize" {
+		id := req.ID
+		c.initID = &id
+	}
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		b, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			return fmt.Errorf("encoding message: %w", err)
+		}
+		return c.writeLine(b)
+	}
+	resp = withErrorCode(resp)
+	b, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return fmt.Errorf("encoding response: %w", err)
+	}
+	c.mu.Lock()
+	delete(c.inflight, resp.ID)
+	if c.initID != nil && *c.initID == resp.ID {
+		c.initID = nil
+		if resp.Error == nil {
+			c.rev = negotiated(resp.Result)
+		}
+	}
+	bt := c.batches[resp.ID]
+	delete(c.batches, resp.ID)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	if bt == nil {
 		c.mu.Unlock()
+		return c.writeLine(b)
 	}
+	bt.answers = append(bt.answers, b)
+	bt.pending--
+	done := bt.pending == 0
+	c.mu.Unlock()
+	if done {
+		return c.writeBatch(bt.answers)
+	}
+	return nil
+}
+
+// negotiated reads the protocol version of an initialize result.
+func negotiated(result json.RawMessage) revision {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return revision(r.ProtocolVersion)
+}
+
+func (c *stdioConn) writeBatch(answers []json.RawMessage) error {
+	b, err := json.Marshal(answers)
+	if err != nil {
+		return fmt.Errorf("encoding batch answer: %w", err)
+	}
+	return c.writeLine(b)
+}
+
+// writeLine writes b and a newline in one Write.
+func (c *stdioConn) writeLine(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.out.Write(append(b, '\n'))
 	return err
 }
 
-func (c *drainConn) Close() error {
+func (c *stdioConn) Close() error {
 	c.once.Do(func() { close(c.closed) })
-	return c.Connection.Close()
+	return nil
 }
 
 // drain waits until no call is pending, for at most grace.
-func (c *drainConn) drain(ctx context.Context) {
+func (c *stdioConn) drain(ctx context.Context) {
 	timer := time.NewTimer(c.grace)
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
-		n, changed := len(c.pending), c.changed
+		n := 0
+		for _, wait := range c.inflight {
+			if wait {
+				n++
+			}
+		}
+		changed := c.changed
 		c.mu.Unlock()
 		if n == 0 {
 			return

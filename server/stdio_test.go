@@ -92,7 +92,7 @@ func TestServer_ServeStdio_garbage(t *testing.T) {
 	s := newServer(t, NewConfig())
 	var out strings.Builder
 	require.NoError(t, s.ServeStdio(t.Context(), strings.NewReader("{not json\n"), &out), "a bad line is answered, not fatal")
-	require.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON"}}`, out.String())
+	require.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not JSON (or not UTF-8)"}}`, out.String())
 }
 
 // TestServer_ServeStdio_noCodeZero: errors go-sdk builds from plain Go

@@ -17,7 +17,7 @@ func serveNativeCommand() *cli.Command {
 	return &cli.Command{
 		Name: "serve-native",
 		Usage: "serve the conformance fixtures compiled natively into the server, over Streamable HTTP, " +
-			"configured like `mcp-wasm serve --http ADDR --rate-limit 0 --audit-log off --log-level warn`",
+			"configured like `mcp-wasm serve --http ADDR --rate-limit 0 --max-sessions-per-client 0 --audit-log off --log-level warn`",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "http", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on"},
 		},
@@ -38,7 +38,7 @@ func serveNativeAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w: pick another --http address", err)
 	}
-	cfg := server.NewHTTPConfig().WithRateLimit(0, 0).
+	cfg := server.NewHTTPConfig().WithRateLimit(0, 0).WithMaxSessionsPerClient(0).
 		WithRoute("GET /metrics", set.Handler()).WithMCPMiddleware(set.Transport("http").Wrap)
 	fmt.Fprintf(c.App.ErrWriter, "mcp-wasm-load: serving MCP on http://%s%s\n", ln.Addr(), server.MCPPath)
 	return srv.ServeStreamable(c.Context, ln, cfg)

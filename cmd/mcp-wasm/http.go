@@ -32,6 +32,7 @@ func httpFlags() []cli.Flag {
 		&cli.IntFlag{Name: "rate-burst", Category: httpCategory, Value: server.DefaultRateBurst, Usage: "requests a client IP may send at once"},
 		&cli.StringSliceFlag{Name: "trusted-proxy", Category: httpCategory, Usage: "believe X-Forwarded-For from proxies in `CIDR` (or IP) for the rate limit and audit (repeatable)"},
 		&cli.IntFlag{Name: "max-sessions", Category: httpCategory, Value: server.DefaultMaxSessions, Usage: "legacy sessions open at once (503 beyond)"},
+		&cli.IntFlag{Name: "max-sessions-per-client", Category: httpCategory, Value: server.DefaultMaxSessionsPerClient, Usage: "legacy sessions one client (token subject, or address when anonymous) may hold (429 beyond); 0 removes this bound"},
 		&cli.DurationFlag{Name: "session-timeout", Category: httpCategory, Value: server.DefaultSessionIdleTimeout, Usage: "close a legacy session after this long without requests (an open GET stream counts as one)"},
 		&cli.DurationFlag{Name: "keepalive", Category: httpCategory, Value: server.DefaultKeepAlive, Usage: "SSE keep-alive comment interval on idle event streams"},
 		&cli.StringFlag{Name: "tls-cert", Category: httpCategory, Usage: "serve HTTPS with the certificate chain in PEM `FILE` (with --tls-key)"},
@@ -127,6 +128,7 @@ func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
 		WithRateLimit(c.Float64("rate-limit"), c.Int("rate-burst")).
 		WithSessionIdleTimeout(c.Duration("session-timeout")).
 		WithMaxSessions(c.Int("max-sessions")).
+		WithMaxSessionsPerClient(c.Int("max-sessions-per-client")).
 		WithKeepAlive(c.Duration("keepalive"))
 	proxies, err := trustedProxies(c.StringSlice("trusted-proxy"))
 	if err != nil {

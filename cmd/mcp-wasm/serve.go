@@ -29,15 +29,17 @@ func serveCommand() *cli.Command {
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
 			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
-			"in flight finish (at most twice --timeout).\n" +
+			"in flight finish (at most --request-timeout).\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
-			"--timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
+			"--timeout, or --request-timeout if longer). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm` to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
+			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
+				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -79,7 +81,11 @@ func serveAction(c *cli.Context) error {
 	watchCtx, stopWatch := context.WithCancel(c.Context)
 	defer stopWatch() // before src.close
 	providers := src.providers
-	srv, err := server.New(server.NewConfig().WithProviders(providers...).WithLogger(log).
+	scfg := server.NewConfig()
+	if c.IsSet("request-timeout") {
+		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
+	}
+	srv, err := server.New(scfg.WithProviders(providers...).WithLogger(log).
 		WithPageSize(c.Int("page-size")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
@@ -94,7 +100,7 @@ func serveAction(c *cli.Context) error {
 	src.watch(watchCtx, srv)
 	feeds := startChangeFeeds(watchCtx, srv, log) // changes.go: live resources
 	defer feeds.close()
-	if err := tr.serve(c, srv, log, len(providers), 2*src.timeout); err != nil {
+	if err := tr.serve(c, srv, log, len(providers), max(2*src.timeout, srv.RequestTimeout())); err != nil {
 		return failure(err)
 	}
 	log.Info("stopped")

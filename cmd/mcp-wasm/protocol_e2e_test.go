@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+)
+
+// lockedBuffer collects a child's stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestE2E_cursorCycle: a real guest whose list cursors cycle (a, b, a, ...;
+// server/testdata/cycle.wat) is listed once and skipped with a log line,
+// and the provider after it is listed, whether its pages fill client pages
+// or cross them.
+func TestE2E_cursorCycle(t *testing.T) {
+	cycle := filepath.Join(testguest.Root(), "server", "testdata", "cycle.wasm")
+	notes := testguest.Go(t, "guests/notes")
+	for _, pageSize := range []string{"1", "500"} {
+		t.Run("page "+pageSize, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"),
+				"--module", cycle, "--module", notes, "--page-size", pageSize)
+			stderr := &lockedBuffer{}
+			cmd.Stderr = stderr
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			require.NoError(t, err)
+			defer cs.Close()
+			seen := map[string]int{}
+			for _, r := range listAll(t, cs) {
+				seen[r.URI]++
+			}
+			for _, uri := range []string{"cycle:first", "cycle:a", "cycle:b"} {
+				require.Equal(t, 1, seen[uri], uri)
+			}
+			require.Contains(t, seen, "notes:///uri-space", "the provider after the cycle is listed")
+			require.Contains(t, stderr.String(), "(a cycle)")
+			require.Contains(t, stderr.String(), "provider=cycle")
+		})
+	}
+}
+
+// TestServe_requestTimeoutFlag: --request-timeout shorter than a provider
+// call's deadline is refused before serving, with the fix; the session
+// bound per client needs --http like the other transport flags.
+func TestServe_requestTimeoutFlag(t *testing.T) {
+	code, _, errOut := runCLI(t, "serve", "--timeout", "5s", "--request-timeout", "1s")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, errOut, "give a request timeout of at least")
+	code, _, errOut = runCLI(t, "serve", "--max-sessions-per-client", "3")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, errOut, "--max-sessions-per-client needs --http ADDR")
+}
