@@ -46,6 +46,7 @@ var loadCases = []loadCase{
 	{file: "init_imports.wasm", want: []error{runtime.ErrInit, abi.ErrViolation}}, // host imports trap in _initialize
 	{file: "loop_initialize.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}},
 	{file: "loop_start.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}},
+	{file: "exprec_describe.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}}, // no loop: stopped at a function entry
 	{file: "trap_initialize.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "trap_start.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "describe_bad.wasm", want: []error{runtime.ErrInit}},
