@@ -38,7 +38,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 			require.Equal(t, []string{Digest(bundle)}, p.Bundles)
 
 			// Offline: by digest, and by the tag's last digest.
-			tr.srv.Close()
+			tr.Close()
 			for _, r := range []Ref{pinned, tr.ref(t, "acme/notes:1.0")} {
 				l, err := Local(store, r, 1<<20)
 				require.NoError(t, err)

@@ -2,72 +2,30 @@ package oci
 
 import (
 	"context"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 )
 
-// testRegistry is go-containerregistry's in-process registry behind a
-// real HTTP listener on loopback, with a hook that can rewrite or refuse
-// any request, and a log of the requests it served.
+// testRegistry is the in-process registry of ocitest.
 type testRegistry struct {
-	srv  *httptest.Server
+	*ocitest.Registry
 	host string
-	mu   sync.Mutex
-	hook func(w http.ResponseWriter, r *http.Request) bool // true: handled
-	log  []string
 }
 
 func newTestRegistry(t *testing.T, referrers bool) *testRegistry {
-	t.Helper()
-	tr := &testRegistry{}
-	h := registry.New(registry.WithReferrersSupport(referrers), registry.Logger(log.New(io.Discard, "", 0)))
-	tr.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tr.mu.Lock()
-		tr.log = append(tr.log, r.Method+" "+r.URL.Path)
-		hook := tr.hook
-		tr.mu.Unlock()
-		if hook != nil && hook(w, r) {
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(tr.srv.Close)
-	u, err := url.Parse(tr.srv.URL)
-	require.NoError(t, err)
-	tr.host = u.Host
-	return tr
+	r := ocitest.New(t, referrers)
+	return &testRegistry{Registry: r, host: r.Host}
 }
 
-func (tr *testRegistry) setHook(h func(http.ResponseWriter, *http.Request) bool) {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	tr.hook = h
-}
-
-// requests returns the requests served whose "METHOD /path" contains s.
-func (tr *testRegistry) requests(s string) []string {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	var out []string
-	for _, l := range tr.log {
-		if strings.Contains(l, s) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func (tr *testRegistry) setHook(h func(http.ResponseWriter, *http.Request) bool) { tr.SetHook(h) }
+func (tr *testRegistry) requests(s string) []string                              { return tr.Requests(s) }
 
 func (tr *testRegistry) ref(t *testing.T, repoTag string) Ref {
 	t.Helper()
