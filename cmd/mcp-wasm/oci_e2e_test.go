@@ -150,8 +150,8 @@ func TestE2E_OCILockAndPolicy(t *testing.T) {
 	tag := "oci://" + f.reg.Host + "/acme/provider:1"
 	config := func(module string) string {
 		b, err := json.Marshal(map[string]any{
-			"server": map[string]any{"insecureRegistries": []string{f.reg.Host}, "cacheDir": e2eCache()},
-			"policy": map[string]any{"signers": []any{map[string]string{"identity": alice, "issuer": issuer}}, "trustedRoot": "trusted_root.json"},
+			"server":    map[string]any{"insecureRegistries": []string{f.reg.Host}, "cacheDir": e2eCache()},
+			"policy":    map[string]any{"signers": []any{map[string]string{"identity": alice, "issuer": issuer}}, "trustedRoot": "trusted_root.json"},
 			"providers": []any{map[string]any{"module": module, "grants": map[string]any{"dirs": []any{map[string]string{"host": "data"}}}}},
 		})
 		require.NoError(t, err)

@@ -169,3 +169,6 @@ func readFile(path string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Client returns the registry client, for publishing.
+func (r *Resolver) Client() *oci.Client { return r.client }
