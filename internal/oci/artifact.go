@@ -20,6 +20,12 @@ const (
 	MediaTypeWasm       = "application/wasm"
 	MediaTypeBundle     = "application/vnd.dev.sigstore.bundle.v0.3+json"
 	MediaTypeEmpty      = "application/vnd.oci.empty.v1+json"
+
+	// Docker's, accepted on the wire only to say what they are: a
+	// registry asked for OCI types alone may convert a Docker image to a
+	// schema 1 manifest instead.
+	mediaTypeDockerManifest = "application/vnd.docker.distribution.manifest.v2+json"
+	mediaTypeDockerList     = "application/vnd.docker.distribution.manifest.list.v2+json"
 )
 
 // Annotation keys push writes on the manifest. The org.opencontainers ones
@@ -154,10 +160,10 @@ func ParseModuleManifest(b []byte, maxLayer int64) (*Module, error) {
 		return nil, fmt.Errorf("%w: it is an image index (a multi-platform image?), not a module manifest: push the module with mcp-wasm push", ErrNotModule)
 	case m.SchemaVersion != 2:
 		return nil, fmt.Errorf("%w: manifest schemaVersion is %d, want 2", ErrNotModule, m.SchemaVersion)
-	case m.MediaType != "" && m.MediaType != MediaTypeManifest:
-		return nil, fmt.Errorf("%w: manifest media type is %q, want %q: push the module with mcp-wasm push (or wkg oci push)", ErrNotModule, m.MediaType, MediaTypeManifest)
 	case m.Config.MediaType != MediaTypeWasmConfig:
 		return nil, fmt.Errorf("%w: config media type is %q, want %q (a container image is not a module): push the module with mcp-wasm push (or wkg oci push)", ErrNotModule, m.Config.MediaType, MediaTypeWasmConfig)
+	case m.MediaType != "" && m.MediaType != MediaTypeManifest:
+		return nil, fmt.Errorf("%w: manifest media type is %q, want %q: push the module with mcp-wasm push (or wkg oci push)", ErrNotModule, m.MediaType, MediaTypeManifest)
 	case len(m.Layers) != 1:
 		return nil, fmt.Errorf("%w: manifest has %d layers, a module artifact has exactly one (%s)", ErrNotModule, len(m.Layers), MediaTypeWasm)
 	case m.Layers[0].MediaType != MediaTypeWasm:

@@ -34,11 +34,12 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 	if err != nil {
 		return nil, err
 	}
-	mb, md, ctype, err := s.readManifest(ctx, ref.identifier(), MediaTypeManifest+", "+MediaTypeIndex, MaxManifestSize)
+	accept := strings.Join([]string{MediaTypeManifest, MediaTypeIndex, mediaTypeDockerManifest, mediaTypeDockerList}, ", ")
+	mb, md, ctype, err := s.readManifest(ctx, ref.identifier(), accept, MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}
-	if ctype == MediaTypeIndex {
+	if ctype == MediaTypeIndex || ctype == mediaTypeDockerList {
 		return nil, fmt.Errorf("%s: %w: the registry serves an image index, not a module manifest: push the module with mcp-wasm push", ref, ErrNotModule)
 	}
 	mod, err := ParseModuleManifest(mb, maxLayer)
@@ -257,7 +258,14 @@ func orManifest(ctype string) string {
 // addFallbackReferrer adds d to the referrers tag schema index of subject.
 func (s *session) addFallbackReferrer(ctx context.Context, subject string, d Descriptor) error {
 	tag := "sha256-" + DigestHex(subject)
-	idx := manifest{SchemaVersion: 2, MediaType: MediaTypeIndex}
+	// Its own type: an index has no config or layers (distribution refuses
+	// an index that carries them).
+	var idx struct {
+		SchemaVersion int          `json:"schemaVersion"`
+		MediaType     string       `json:"mediaType"`
+		Manifests     []Descriptor `json:"manifests"`
+	}
+	idx.SchemaVersion, idx.MediaType = 2, MediaTypeIndex
 	b, _, _, err := s.readManifest(ctx, tag, MediaTypeIndex, MaxIndexSize)
 	switch {
 	case err == nil:
