@@ -49,7 +49,8 @@ func lockAction(c *cli.Context) error {
 	var lines []string
 	out, err := modsource.RewriteConfig(cc.src.data, func(i int, module string) (string, string, error) {
 		spec := cc.providers[i]
-		m, err := ml.resolve(c.Context, spec.module, spec.sha256, spec.policy, spec.maxModule, false)
+		// Signatures are checked; a digest is what lock is here to add.
+		m, err := ml.resolve(c.Context, spec.module, spec.sha256, spec.policy.Unpinned(), spec.maxModule, false)
 		if err != nil {
 			return "", "", err
 		}

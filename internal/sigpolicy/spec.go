@@ -183,6 +183,17 @@ func newKeylessVerifier(tr *root.TrustedRoot) (*verify.Verifier, error) {
 	return verify.NewVerifier(tr, opts...)
 }
 
+// Unpinned returns the policy without its digest requirement, for
+// pinning (mcp-wasm lock resolves tags under the rest of the policy).
+func (p *Policy) Unpinned() *Policy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.requireDigest = false
+	return &c
+}
+
 // RequiresDigest reports whether modules must be pinned by digest.
 func (p *Policy) RequiresDigest() bool { return p != nil && p.requireDigest }
 

@@ -5,6 +5,7 @@
 package ocitest
 
 import (
+	"encoding/pem"
 	"io"
 	"log"
 	"net/http"
@@ -19,20 +20,47 @@ import (
 
 // Registry is a running in-process registry.
 type Registry struct {
-	Host string // "127.0.0.1:PORT", plain HTTP: clients must name it insecure
-	srv  *httptest.Server
-	mu   sync.Mutex
-	hook func(w http.ResponseWriter, r *http.Request) bool
-	log  []string
+	Host    string // "127.0.0.1:PORT", plain HTTP: clients must name it insecure
+	srv     *httptest.Server
+	handler http.Handler
+	mu      sync.Mutex
+	hook    func(w http.ResponseWriter, r *http.Request) bool
+	log     []string
 }
 
 // New starts a registry, with or without the OCI referrers API, closed
 // when the test ends.
 func New(t testing.TB, referrers bool) *Registry {
 	t.Helper()
+	reg := newRegistry(referrers)
+	reg.srv = httptest.NewServer(reg.handler)
+	reg.start(t)
+	return reg
+}
+
+// NewTLS starts a registry over HTTPS (with the referrers API) and returns
+// it with its certificate (PEM), which clients trust through SSL_CERT_FILE.
+func NewTLS(t testing.TB) (*Registry, []byte) {
+	t.Helper()
+	reg := newRegistry(true)
+	reg.srv = httptest.NewTLSServer(reg.handler)
+	reg.start(t)
+	return reg, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: reg.srv.Certificate().Raw})
+}
+
+func (reg *Registry) start(t testing.TB) {
+	t.Cleanup(reg.srv.Close)
+	u, err := url.Parse(reg.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Host = u.Host
+}
+
+func newRegistry(referrers bool) *Registry {
 	reg := &Registry{}
 	h := registry.New(registry.WithReferrersSupport(referrers), registry.Logger(log.New(io.Discard, "", 0)))
-	reg.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	reg.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reg.mu.Lock()
 		reg.log = append(reg.log, r.Method+" "+r.URL.Path)
 		hook := reg.hook
@@ -41,13 +69,7 @@ func New(t testing.TB, referrers bool) *Registry {
 			return
 		}
 		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(reg.srv.Close)
-	u, err := url.Parse(reg.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.Host = u.Host
+	})
 	return reg
 }
 
