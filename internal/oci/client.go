@@ -230,14 +230,6 @@ func (s *session) blob(ctx context.Context, desc Descriptor, store *Store) error
 	return nil
 }
 
-// rawManifest lets go-containerregistry PUT bytes we laid out.
-type rawManifest struct {
-	b  []byte
-	mt string
-}
-
-func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
-func (m rawManifest) MediaType() (types.MediaType, error) { return types.MediaType(m.mt), nil }
 func (s *session) remoteOptions(ctx context.Context) []remote.Option {
 	return []remote.Option{remote.WithContext(ctx), remote.WithTransport(s.http.Transport)}
 }
