@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,6 +20,12 @@ import (
 // pin and the signature policy (internal/modsource). Every command that
 // loads a module goes through moduleLoader.resolve; the wiring into each
 // command is one call.
+
+// resolveTimeout bounds fetching one module, its manifest and its
+// signatures, so that a registry that trickles bytes cannot hold a start
+// or a reload forever (connecting is bounded at 10 s and the first byte of
+// each answer at 30 s by the client).
+const resolveTimeout = 5 * time.Minute
 
 // registryFlag is accepted by every command: plain-HTTP registries.
 func registryFlag() cli.Flag {
@@ -111,6 +118,8 @@ func (ml *moduleLoader) resolve(ctx context.Context, module, sha256 string, pol 
 	if pol == nil {
 		pol = ml.policy
 	}
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
 	m, err := ml.res.Resolve(ctx, modsource.Request{Module: module, SHA256: sha256, Policy: pol, MaxSize: maxSize, Refresh: refresh})
 	if err != nil {
 		return nil, err
