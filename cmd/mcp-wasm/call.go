@@ -19,7 +19,7 @@ func callCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "run one provider operation through the full sandbox, without an MCP client",
-		ArgsUsage: "MODULE.wasm describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
+		ArgsUsage: "MODULE.wasm|oci://REF describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
 		Description: "The provider author's debugging tool: the call runs with every limit on, exactly as\n" +
 			"under serve. Guest logs go to stderr (--log-level debug shows all of them).",
 		Flags: append(limitFlags(),
