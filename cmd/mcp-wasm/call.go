@@ -19,7 +19,7 @@ func callCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "run one provider operation through the full sandbox, without an MCP client",
-		ArgsUsage: "MODULE.wasm describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
+		ArgsUsage: "MODULE.wasm|oci://REF describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
 		Description: "The provider author's debugging tool: the call runs with every limit on, exactly as\n" +
 			"under serve. Guest logs go to stderr (--log-level debug shows all of them).",
 		Flags: append(limitFlags(),
@@ -44,12 +44,20 @@ func callAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, rt, err := newLoggedRuntime(c)
+	log, rt, err := newLoggedRuntime(c)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(c.Context)
-	p, err := rt.LoadFile(c.Context, args[0], cfg)
+	ml, err := newModuleLoader(c, log) // modules.go
+	if err != nil {
+		return err
+	}
+	maxSize, err := moduleSizeFlag(c)
+	if err != nil {
+		return err
+	}
+	p, _, err := ml.load(c.Context, rt, args[0], "", nil, maxSize, cfg)
 	if err != nil {
 		return failure(fmt.Errorf("load %s: %w", args[0], err))
 	}

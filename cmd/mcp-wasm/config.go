@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
@@ -23,9 +25,10 @@ import (
 
 // fileConfig is the config file as written.
 type fileConfig struct {
-	Schema    string         `json:"$schema"`
-	Server    serverFile     `json:"server"`
-	Providers []providerFile `json:"providers"`
+	Schema    string          `json:"$schema"`
+	Server    serverFile      `json:"server"`
+	Policy    *sigpolicy.Spec `json:"policy"` // every provider's, unless it has its own (configpolicy.go)
+	Providers []providerFile  `json:"providers"`
 }
 
 // serverFile holds the server settings. Command-line flags given
@@ -37,15 +40,19 @@ type serverFile struct {
 	CacheDir  *string `json:"cacheDir"`
 	// Watch reloads when the config file or a module changes (default true).
 	Watch *bool `json:"watch"`
+	// InsecureRegistries are reached over plain HTTP (--insecure-registry).
+	InsecureRegistries []string `json:"insecureRegistries"`
 }
 
 type providerFile struct {
-	Module string     `json:"module"`
-	Name   string     `json:"name"`
-	Mount  string     `json:"mount"`
-	Grants grantsFile `json:"grants"`
-	Limits limitsFile `json:"limits"`
-	Cache  *cacheFile `json:"cache"`
+	Module string          `json:"module"` // a path, or oci://HOST/REPO:TAG[@sha256:...]
+	SHA256 string          `json:"sha256"` // pins the module bytes (configpolicy.go)
+	Policy *sigpolicy.Spec `json:"policy"` // replaces the file's policy for this provider
+	Name   string          `json:"name"`
+	Mount  string          `json:"mount"`
+	Grants grantsFile      `json:"grants"`
+	Limits limitsFile      `json:"limits"`
+	Cache  *cacheFile      `json:"cache"`
 }
 
 type grantsFile struct {
@@ -148,6 +155,11 @@ type providerSpec struct {
 	cache  *abi.CacheHint
 	cfg    runtime.ProviderConfig
 	limits string // for the summary
+	// Provenance (configpolicy.go): the pin, the signature policy, the
+	// module size limit the module is fetched under.
+	sha256    string
+	policy    *sigpolicy.Policy
+	maxModule int64
 }
 
 // where returns "file:line:col: providers[i] (label)" for a key below p.
@@ -180,9 +192,9 @@ func readConfig(path string, env lookupEnv) (*checkedConfig, error) {
 	if err := checkServer(src, fc.Server); err != nil {
 		return nil, err
 	}
-	var problems []string
+	problems := globalPolicyProblems(src, dir, fc.Policy) // configpolicy.go
 	for i, pf := range fc.Providers {
-		spec, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env)
+		spec, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env, fc.Policy)
 		problems = append(problems, errs...)
 		cc.providers = append(cc.providers, spec)
 	}
@@ -235,7 +247,7 @@ func oneOf(s string, options ...string) bool {
 
 // resolveProvider turns one provider entry into a spec, collecting every
 // problem with its position.
-func resolveProvider(src *configSource, base, path string, pf providerFile, env lookupEnv) (providerSpec, []string) {
+func resolveProvider(src *configSource, base, path string, pf providerFile, env lookupEnv, global *sigpolicy.Spec) (providerSpec, []string) {
 	spec := providerSpec{path: path, label: pf.Name, name: pf.Name}
 	if spec.label == "" {
 		spec.label = pf.Module
@@ -252,6 +264,8 @@ func resolveProvider(src *configSource, base, path string, pf providerFile, env 
 	switch fi, err := os.Stat(spec.module); {
 	case pf.Module == "":
 		bad("module", `is missing: add "module": "path/to/provider.wasm" (relative to the config file)`)
+	case modsource.IsRef(pf.Module):
+		spec.module = pf.Module // configpolicy.go checks the reference
 	case err != nil:
 		bad("module", "%s: no such file: check the path (it is relative to the config file's directory)", pf.Module)
 	case !fi.Mode().IsRegular():
@@ -265,6 +279,7 @@ func resolveProvider(src *configSource, base, path string, pf providerFile, env 
 	grants := resolveGrants(base, pf.Grants, env, bad)
 	spec.cfg = resolveLimits(pf.Limits).WithGrants(grants)
 	spec.limits = describeLimits(pf.Limits)
+	resolveProvenance(&spec, base, pf, global, bad) // configpolicy.go
 	return spec, problems
 }
 
@@ -440,9 +455,11 @@ func (c *checkedConfig) maxTimeout() time.Duration {
 
 // modules returns the module paths, for the watcher.
 func (c *checkedConfig) modules() []string {
-	out := make([]string, len(c.providers))
-	for i, p := range c.providers {
-		out[i] = p.module
+	var out []string
+	for _, p := range c.providers {
+		if !modsource.IsRef(p.module) { // an oci:// module is not a file to watch
+			out = append(out, p.module)
+		}
 	}
 	return out
 }

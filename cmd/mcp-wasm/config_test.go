@@ -187,7 +187,7 @@ func TestLoadSet(t *testing.T) {
 			path := writeConfig(t, strings.ReplaceAll(tt.text, "FILES", files))
 			cc, err := readConfig(path, noEnv)
 			require.NoError(t, err)
-			set, err := loadSet(t.Context(), rt, cc, discardLogger())
+			set, err := loadSet(t.Context(), rt, fileLoader(), cc, discardLogger())
 			if tt.want == "" {
 				require.NoError(t, err)
 				require.Len(t, set, len(cc.providers))

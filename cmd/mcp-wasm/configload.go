@@ -48,11 +48,11 @@ func (ps providerSet) close(ctx context.Context) {
 // loadSet compiles, initializes and checks every provider of cc. It
 // reports the problems of all providers at once, each at its line, and
 // returns nothing loaded on any problem.
-func loadSet(ctx context.Context, rt *runtime.Runtime, cc *checkedConfig, log *slog.Logger) (providerSet, error) {
+func loadSet(ctx context.Context, rt *runtime.Runtime, ml *moduleLoader, cc *checkedConfig, log *slog.Logger) (providerSet, error) {
 	var set providerSet
 	var problems []string
 	for _, spec := range cc.providers {
-		p, err := rt.LoadFile(ctx, spec.module, spec.cfg)
+		p, _, err := ml.load(ctx, rt, spec.module, spec.sha256, spec.policy, spec.maxModule, spec.cfg) // modules.go
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: load %s: %v", cc.where(spec, "module"), spec.module, err))
 			continue

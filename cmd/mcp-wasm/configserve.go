@@ -102,17 +102,17 @@ type providerSource struct {
 
 // openSource loads the first set of providers, from cc if it is not nil,
 // else from the flags. Close the source even on error.
-func openSource(c *cli.Context, rt *runtime.Runtime, cfg runtime.ProviderConfig, cc *checkedConfig, log *slog.Logger) (*providerSource, error) {
+func openSource(c *cli.Context, rt *runtime.Runtime, ml *moduleLoader, cfg runtime.ProviderConfig, cc *checkedConfig, log *slog.Logger) (*providerSource, error) {
 	src := &providerSource{timeout: cfg.Timeout(), cc: cc}
 	if cc == nil {
-		ps, err := loadProviders(c, rt, cfg, log)
+		ps, err := loadProviders(c, rt, ml, cfg, log)
 		src.closers = ps
 		for _, p := range ps {
 			src.providers = append(src.providers, p)
 		}
 		return src, err
 	}
-	src.rl = newReloader(cc.src.name, os.LookupEnv, rt, log)
+	src.rl = newReloader(cc.src.name, os.LookupEnv, rt, ml, log)
 	set, err := src.rl.start(c.Context, cc)
 	if err != nil {
 		return src, err

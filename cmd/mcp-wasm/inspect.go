@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,10 +15,12 @@ func inspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",
 		Usage:     "show what a provider declares, imports and exports, and whether the host accepts it",
-		ArgsUsage: "MODULE.wasm",
+		ArgsUsage: "MODULE.wasm | oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST]",
 		Description: "Loads the module with the limits and grants given (none by default) and prints its\n" +
 			"description, its imports with the host's verdict on each, its exports, and the\n" +
-			"validation verdict. Exits 1 when the module is rejected.",
+			"validation verdict; where the module came from: its sha256, the Sigstore signatures\n" +
+			"found (a .sigstore.json beside a file, or attached in the registry) and, with the\n" +
+			"signature flags, the verified signer. Exits 1 when the module is rejected.",
 		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
 		Action: func(c *cli.Context) error {
 			if err := flagAfterArgs(c, "MODULE.wasm"); err != nil {
@@ -34,21 +34,22 @@ func inspectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, rt, err := newLoggedRuntime(c)
+			log, rt, err := newLoggedRuntime(c)
 			if err != nil {
 				return err
 			}
 			defer rt.Close(c.Context)
-			wasm, err := readModule(path, c.String("max-module-size"))
+			m, pol, err := inspectModule(c, log, path) // modules.go
 			if err != nil {
-				return failure(err)
+				return err
 			}
-			rep := rt.Inspect(c.Context, filepath.Base(path), wasm, cfg)
+			rep := rt.Inspect(c.Context, moduleHint(path), m.Wasm, cfg)
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, rep); err != nil {
+				if err := writeJSON(c.App.Writer, inspectJSON{rep, moduleInfoOf(m)}); err != nil {
 					return failure(err)
 				}
 			} else {
+				moduleRows(func(k, f string, a ...any) { fmt.Fprintf(c.App.Writer, "%-11s %s\n", k, fmt.Sprintf(f, a...)) }, m, pol)
 				printReport(c.App.Writer, path, rep)
 			}
 			if !rep.Valid {
@@ -57,23 +58,6 @@ func inspectCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// readModule reads a module file, refusing one over the size limit without
-// reading it.
-func readModule(path, limit string) ([]byte, error) {
-	n, err := parseSize(limit)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read module: %w", err)
-	}
-	if uint64(fi.Size()) > n {
-		return nil, fmt.Errorf("%w: %s is %d bytes, limit is %d: raise --max-module-size", runtime.ErrModuleTooLarge, path, fi.Size(), n)
-	}
-	return os.ReadFile(path)
 }
 
 // printReport prints an inspect report for a person. Every guest string

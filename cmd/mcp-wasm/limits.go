@@ -12,7 +12,7 @@ import (
 
 // limitFlags are the per-provider limits shared by call and serve.
 func limitFlags() []cli.Flag {
-	return append(append(commonFlags(), grantFlags()...),
+	return append(append(append(commonFlags(), grantFlags()...), policyFlags()...), // policyFlags: modules.go
 		&cli.DurationFlag{Name: "timeout", Value: runtime.DefaultTimeout, Usage: "deadline of each provider call"},
 		&cli.StringFlag{Name: "memory", Value: "64MiB", Usage: "linear memory cap per instance"},
 		&cli.StringFlag{Name: "max-output", Value: "4MiB", Usage: "output cap per call"},

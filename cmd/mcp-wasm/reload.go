@@ -38,6 +38,7 @@ type reloader struct {
 	path string
 	env  lookupEnv
 	rt   *runtime.Runtime
+	ml   *moduleLoader // modules.go: where module bytes come from
 	log  *slog.Logger
 	stop chan struct{} // closed by close: retired sets close at once
 
@@ -50,8 +51,8 @@ type reloader struct {
 	retiring sync.WaitGroup       // goroutines closing retired sets
 }
 
-func newReloader(path string, env lookupEnv, rt *runtime.Runtime, log *slog.Logger) *reloader {
-	return &reloader{path: path, env: env, rt: rt, log: log, stop: make(chan struct{})}
+func newReloader(path string, env lookupEnv, rt *runtime.Runtime, ml *moduleLoader, log *slog.Logger) *reloader {
+	return &reloader{path: path, env: env, rt: rt, ml: ml, log: log, stop: make(chan struct{})}
 }
 
 // start loads the first set from the config file cc was read from.
@@ -59,7 +60,7 @@ func (r *reloader) start(ctx context.Context, cc *checkedConfig) (providerSet, e
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	stamps := stampFiles(append([]string{r.path}, cc.modules()...))
-	set, err := loadSet(ctx, r.rt, cc, r.log)
+	set, err := loadSet(ctx, r.rt, r.ml, cc, r.log)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (r *reloader) swap(ctx context.Context, cc *checkedConfig) error {
 	if r.srv == nil {
 		return errors.New("reload before the server started")
 	}
-	set, err := loadSet(ctx, r.rt, cc, r.log)
+	set, err := loadSet(ctx, r.rt, r.ml, cc, r.log)
 	if err != nil {
 		return err
 	}

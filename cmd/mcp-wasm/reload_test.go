@@ -67,7 +67,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cc, err := readConfig(f.path, noEnv)
 	require.NoError(t, err)
-	f.rl = newReloader(f.path, noEnv, newTestRuntime(t), log)
+	f.rl = newReloader(f.path, noEnv, newTestRuntime(t), fileLoader(), log)
 	set, err := f.rl.start(t.Context(), cc)
 	require.NoError(t, err)
 	srv, err := server.New(server.NewConfig().WithProviders(set.serverProviders()...).WithLogger(log).WithCallTimeout(cc.maxTimeout() + time.Second))

@@ -35,7 +35,7 @@ func serveCommand() *cli.Command {
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
 			"--timeout, or --request-timeout if longer). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
-			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm` to serve (repeatable)"},
+			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
@@ -73,7 +73,11 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	src, err := openSource(c, rt, cfg, cc, log)
+	ml, err := newModuleLoader(c, log, cc.insecureRegistries()...) // modules.go
+	if err != nil {
+		return err
+	}
+	src, err := openSource(c, rt, ml, cfg, cc, log)
 	defer src.close(c.Context)
 	if err != nil {
 		return failure(err)
@@ -109,7 +113,7 @@ func serveAction(c *cli.Context) error {
 
 // loadProviders loads the modules named by --module, or the built-in files
 // provider over --allow-dir (default: the current directory).
-func loadProviders(c *cli.Context, rt *runtime.Runtime, cfg runtime.ProviderConfig, log *slog.Logger) ([]*runtime.Provider, error) {
+func loadProviders(c *cli.Context, rt *runtime.Runtime, ml *moduleLoader, cfg runtime.ProviderConfig, log *slog.Logger) ([]*runtime.Provider, error) {
 	modules := c.StringSlice("module")
 	if len(modules) == 0 {
 		p, err := loadDefault(c, rt, cfg, log)
@@ -121,13 +125,17 @@ func loadProviders(c *cli.Context, rt *runtime.Runtime, cfg runtime.ProviderConf
 	if set := grantFlagsSet(c); len(modules) > 1 && len(set) > 0 {
 		return nil, fmt.Errorf("%s grant to a single --module; with several modules, give each its grants in a config file (--config FILE)", strings.Join(set, ", "))
 	}
+	maxSize, err := moduleSizeFlag(c)
+	if err != nil {
+		return nil, err
+	}
 	var out []*runtime.Provider
 	for _, m := range modules {
-		p, err := rt.LoadFile(c.Context, m, cfg)
+		p, mod, err := ml.load(c.Context, rt, m, "", nil, maxSize, cfg) // modules.go
 		if err != nil {
 			return out, fmt.Errorf("load %s: %w", m, err)
 		}
-		log.Info("provider loaded", "provider", p.Name(), "module", m, "uri_space", uriSpace(p.Describe()))
+		log.Info("provider loaded", "provider", p.Name(), "module", mod.Source, "sha256", mod.Digest, "uri_space", uriSpace(p.Describe()))
 		out = append(out, p)
 	}
 	return out, nil

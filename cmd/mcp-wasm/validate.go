@@ -40,7 +40,11 @@ func validateAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	set, err := loadSet(c.Context, rt, cc, log)
+	ml, err := newModuleLoader(c, log, cc.insecureRegistries()...) // modules.go
+	if err != nil {
+		return err
+	}
+	set, err := loadSet(c.Context, rt, ml, cc, log)
 	if err != nil {
 		return failure(err)
 	}
