@@ -45,7 +45,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			return nil, internalError()
 		}
 	}
-	out, err := toContents(res, m.space)
+	out, err := toContents(res, m.space, rev)
 	if err != nil {
 		m.log.Warn("provider read result refused", "op", abi.OpRead, "error", err)
 		return nil, internalError()
@@ -67,7 +67,7 @@ func (ps *providerSet) owner(u *url.URL) *mount {
 // toContents converts provider contents to wire contents, refusing an empty
 // result (it must be not_found instead), contents outside the provider's
 // space, and contents with both or neither of text and blob.
-func toContents(res *abi.ReadResult, space abi.URISpace) ([]content, error) {
+func toContents(res *abi.ReadResult, space abi.URISpace, rev revision) ([]content, error) {
 	if res == nil || len(res.Contents) == 0 || len(res.Contents) > abi.MaxListItems {
 		return nil, fmt.Errorf("%w: no contents, or too many", errBadContents)
 	}
@@ -79,7 +79,7 @@ func toContents(res *abi.ReadResult, space abi.URISpace) ([]content, error) {
 		if !space.OwnsString(c.URI) {
 			return nil, fmt.Errorf("%w: content %d: %w", errBadContents, i, abi.ErrForeignURI)
 		}
-		out[i] = content{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
+		out[i] = contentFor(c, rev)
 	}
 	return out, nil
 }

@@ -41,8 +41,11 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 // listPage serves one client page of a merged list on the provider set of
 // this request: it decodes the cursor, collects the page, shapes every item
 // for the revision and returns the page's cache fields and next cursor.
+//
+// The page's ttlMs is what its providers' pages said (list.go, freshness);
+// its cacheScope is the list's, the same on every page.
 func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind, op string,
-	fetch func(context.Context, *mount, string) ([]T, string, error), shape func(T, revision) T,
+	fetch func(context.Context, *mount, string) (fetched[T], error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
 	set := s.acquire()
 	defer set.release()
@@ -50,13 +53,13 @@ func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind,
 	if err != nil {
 		return nil, stateless{}, "", err
 	}
-	l := lister[T]{op: op, mounts: set.mounts, fetch: fetch}
-	items, next := l.page(ctx, s, pos)
+	l := lister[T]{op: op, mounts: set.mounts, scope: set.listCache.Scope, fetch: fetch}
+	items, next, ttl := l.page(ctx, s, pos)
 	out := make([]T, len(items))
 	for i, item := range items {
 		out[i] = shape(item, rev)
 	}
-	return out, newStateless(rev, set.listCache), s.nextCursor(next), nil
+	return out, newStateless(rev, abi.CacheHint{TTLMs: ttl, Scope: set.listCache.Scope}), s.nextCursor(next), nil
 }
 
 // startPosition decodes a client cursor ("" starts the listing) against
@@ -85,15 +88,15 @@ func (s *Server) nextCursor(pos *position) string {
 
 // fetchResources calls one provider's list under its own deadline and keeps
 // the resources inside its uri space.
-func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) ([]abi.Resource, string, error) {
+func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) (fetched[abi.Resource], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
 		return m.p.List(ctx, cursor)
 	})
 	if err != nil {
-		return nil, "", err
+		return fetched[abi.Resource]{}, err
 	}
 	if res == nil || len(res.Resources) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
-		return nil, "", fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
+		return fetched[abi.Resource]{}, fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
 	}
 	out := make([]abi.Resource, 0, len(res.Resources))
 	for _, r := range res.Resources {
@@ -104,20 +107,20 @@ func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) ([
 	if dropped := len(res.Resources) - len(out); dropped > 0 {
 		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", dropped)
 	}
-	return out, res.NextCursor, nil
+	return fetched[abi.Resource]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }
 
 // fetchTemplates calls one provider's templates under its own deadline and
 // keeps the templates that parse and stay inside its uri space.
-func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) ([]abi.ResourceTemplate, string, error) {
+func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) (fetched[abi.ResourceTemplate], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
 		return m.p.Templates(ctx, cursor)
 	})
 	if err != nil {
-		return nil, "", err
+		return fetched[abi.ResourceTemplate]{}, err
 	}
 	if res == nil || len(res.ResourceTemplates) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
-		return nil, "", fmt.Errorf("%w: templates page out of bounds", abi.ErrViolation)
+		return fetched[abi.ResourceTemplate]{}, fmt.Errorf("%w: templates page out of bounds", abi.ErrViolation)
 	}
 	out := make([]abi.ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, t := range res.ResourceTemplates {
@@ -127,5 +130,5 @@ func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) ([
 		}
 		out = append(out, t)
 	}
-	return out, res.NextCursor, nil
+	return fetched[abi.ResourceTemplate]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }

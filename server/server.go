@@ -118,9 +118,9 @@ func checkDisjoint(a, b *mount) error {
 	return nil
 }
 
-// listCacheHint is the cache hint of every list page: never fresh (ttl 0),
-// private if any provider says its results are private. One scope for all
-// pages, as 2026-07-28 requires.
+// listCacheHint is the cache scope of every list page: private if any
+// provider says its results are private. One scope for all pages, as
+// 2026-07-28 requires; each page's ttl is its providers' (list.go).
 func listCacheHint(mounts []*mount) abi.CacheHint {
 	for _, m := range mounts {
 		if m.cache != nil && m.cache.Scope == abi.ScopePrivate {
