@@ -22,7 +22,8 @@ const (
 
 // subscribeHandler is go-sdk's SubscribeHandler, called for a legacy
 // resources/subscribe and for each resourceSubscriptions URI of a listen
-// (an error then fails the whole listen). The URI is validated like a read
+// (an error then fails the whole listen: only a bound can, since listen
+// hands go-sdk only the URIs honoured). The URI is validated like a read
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
 func (s *Server) subscribeHandler(_ context.Context, req *mcp.SubscribeRequest) error {
@@ -71,6 +72,7 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 	if err := s.subs.beginListen(r.Session); err != nil {
 		return nil, err
 	}
+	r.Params.Notifications = s.honoured(r.Params.Notifications)
 	res, err := next(ctx, method, req)
 	var id any
 	if lr, ok := res.(*mcp.SubscriptionsListenResult); ok && lr != nil {
@@ -78,6 +80,26 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 	}
 	s.subs.endListen(r.Session, id)
 	return res, err
+}
+
+// honoured returns the subscriptions of a listen the server honours: the
+// acknowledgement reflects that subset (go-sdk acknowledges what it is
+// handed), so a URI a read would refuse, or that no provider owns, is left
+// out of it instead of failing the whole listen. Its other resources are
+// still heard.
+func (s *Server) honoured(n *mcp.NotificationSubscriptions) *mcp.NotificationSubscriptions {
+	out := *n
+	out.ResourceSubscriptions = nil
+	set := s.acquire()
+	defer set.release()
+	for _, raw := range n.ResourceSubscriptions {
+		if _, u, err := checkURI(raw); err == nil && set.owner(u) != nil {
+			out.ResourceSubscriptions = append(out.ResourceSubscriptions, raw)
+			continue
+		}
+		s.log.Debug("listen: resource left out of the acknowledgement", "reason", "not a resource of this server")
+	}
+	return &out
 }
 
 // sending is the sending middleware of live resources. It registers a

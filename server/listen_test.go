@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -175,8 +176,8 @@ func listens(s *Server) int {
 }
 
 // TestListen_refusals: listen is 2026-07-28 only, resources/subscribe is
-// handshake-era only, and a listen naming a URI a read would refuse, or
-// that no provider owns, fails whole, before any acknowledgement.
+// handshake-era only, and a listen without its notifications fails,
+// before any acknowledgement.
 func TestListen_refusals(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -187,8 +188,6 @@ func TestListen_refusals(t *testing.T) {
 	}{
 		{"listen on a handshake session", methodListen, listenParams(nil, true, nil), false, -32601},
 		{"subscribe on 2026-07-28", methodSubscribe, map[string]any{"uri": "notes:///hello"}, true, -32601},
-		{"hostile uri", methodListen, listenParams([]string{"notes:///hello", "notes:///a/../b"}, false, nil), true, -32602},
-		{"unowned uri", methodListen, listenParams([]string{"other:///x"}, false, nil), true, -32602},
 		{"missing notifications", methodListen, map[string]any{}, true, -32602},
 	}
 	for _, tc := range tests {
@@ -208,6 +207,48 @@ func TestListen_refusals(t *testing.T) {
 			require.False(t, s.subs.active())
 		})
 	}
+}
+
+// TestListen_honoursSubset: a listen naming URIs no provider owns or a
+// read would refuse is acknowledged for the rest, and hears the rest, on
+// stdio and over HTTP; with nothing left it is acknowledged empty and ends.
+func TestListen_honoursSubset(t *testing.T) {
+	asked := []string{"notes:///hello", "other:///x", "notes:///a/../b", "notes:///logo.png"}
+	honoured := []any{"notes:///hello", "notes:///logo.png"}
+
+	t.Run("stdio", func(t *testing.T) {
+		s := liveServer(t, NewConfig())
+		w := newWire(t, s)
+		w.call(1, methodListen, listenParams(asked, true, nil), true)
+		ack := w.next()
+		require.Equal(t, notifyAcknowledged, ack["method"], "an acknowledgement, not an error: %v", ack)
+		require.Equal(t, map[string]any{"resourcesListChanged": true, "resourceSubscriptions": honoured},
+			ack["params"].(map[string]any)["notifications"])
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///logo.png") }, waitLong, time.Millisecond)
+		s.ResourcesUpdated("notes", "notes:///logo.png")
+		s.notify.flush()
+		require.Equal(t, note{notifyResourceUpdated, "notes:///logo.png", 1.0}, noteOf(t, w.next()))
+
+		w.call(2, methodListen, listenParams([]string{"other:///x"}, false, nil), true)
+		ack = w.next()
+		require.Equal(t, notifyAcknowledged, ack["method"])
+		require.Equal(t, map[string]any{}, ack["params"].(map[string]any)["notifications"])
+		require.Equal(t, 2.0, w.next()["id"], "a listen honouring nothing ends at once, with its result")
+	})
+
+	t.Run("http", func(t *testing.T) {
+		s := liveServer(t, NewConfig())
+		url := serveHTTP(t, s, NewHTTPConfig())
+		params, err := json.Marshal(listenParams(asked, false, nil)["notifications"])
+		require.NoError(t, err)
+		events := bufioLines(openStream(t, url, http.MethodPost, nil,
+			`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":`+string(params)+`,`+stdioMeta+`}}`))
+		waitLine(t, events, `"notifications":{"resourceSubscriptions":["notes:///hello","notes:///logo.png"]}`)
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, waitLong, time.Millisecond)
+		s.ResourcesUpdated("notes", "notes:///hello")
+		s.notify.flush()
+		waitLine(t, events, `"uri":"notes:///hello"`)
+	})
 }
 
 // TestListen_bounded: a listen naming more URIs than a session may hold
