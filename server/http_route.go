@@ -44,6 +44,8 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := newStreamWriter(w, h.cfg.keepAlive)
 	defer sw.finish()
+	sw.mark = &answerMark{}
+	ctx = context.WithValue(ctx, answerMarkKey{}, sw.mark)
 	if stateful && pk.method == "initialize" {
 		opened, refused := h.sessions.reserve(h.clientKey(ctx, r), h.s.mcp.Sessions())
 		if refused != "" {

@@ -26,7 +26,11 @@ const (
 // hands go-sdk only the URIs honoured). The URI is validated like a read
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
-func (s *Server) subscribeHandler(_ context.Context, req *mcp.SubscribeRequest) error {
+func (s *Server) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
+	return served(ctx, s.subscribe(req))
+}
+
+func (s *Server) subscribe(req *mcp.SubscribeRequest) error {
 	if req.Params == nil {
 		return invalidParams("missing params")
 	}
@@ -70,7 +74,7 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 			Message: fmt.Sprintf("%s is a 2026-07-28 method: use %s on this revision", methodListen, methodSubscribe)}
 	}
 	if err := s.subs.beginListen(r.Session); err != nil {
-		return nil, err
+		return nil, served(ctx, err)
 	}
 	r.Params.Notifications = s.honoured(r.Params.Notifications)
 	res, err := next(ctx, method, req)

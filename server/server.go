@@ -141,27 +141,39 @@ func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 			ctx, cancel = context.WithTimeout(ctx, s.cfg.requestTimeout)
 			defer cancel()
 		}
+		var res mcp.Result
+		var err error
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
-			return s.listResources(ctx, r)
+			res, err = s.listResources(ctx, r)
 		case *mcp.ListResourceTemplatesRequest:
-			return s.listTemplates(ctx, r)
+			res, err = s.listTemplates(ctx, r)
 		case *mcp.ReadResourceRequest:
-			return s.readResource(ctx, r)
+			res, err = s.readResource(ctx, r)
 		case *mcp.CompleteRequest:
-			return s.complete(ctx, r)
-		case *mcp.ListToolsRequest:
-			return s.listTools(ctx, r)
-		case *mcp.ListPromptsRequest:
-			return s.listPrompts(ctx, r)
+			res, err = s.complete(ctx, r)
+		default:
+			return s.dispatchRest(ctx, next, method, req)
 		}
-		switch {
-		case method == "initialize", method == "ping", method == "server/discover", method == "logging/setLevel",
-			method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
-			return next(ctx, method, req)
-		case method == methodListen:
-			return s.listen(ctx, next, method, req)
-		}
-		return nil, methodNotFound(method)
+		return res, served(ctx, err)
 	}
+}
+
+// dispatchRest serves what is not a resource request: the empty lists,
+// live resources through go-sdk, the lifecycle, and refusals.
+func (s *Server) dispatchRest(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	switch r := req.(type) {
+	case *mcp.ListToolsRequest:
+		return s.listTools(ctx, r)
+	case *mcp.ListPromptsRequest:
+		return s.listPrompts(ctx, r)
+	}
+	switch {
+	case method == "initialize", method == "ping", method == "server/discover", method == "logging/setLevel",
+		method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
+		return next(ctx, method, req)
+	case method == methodListen:
+		return s.listen(ctx, next, method, req)
+	}
+	return nil, methodNotFound(method)
 }
