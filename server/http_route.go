@@ -31,11 +31,17 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if answered {
 		return
 	}
-	if r.Method == http.MethodGet || pk.method == "subscriptions/listen" {
+	switch {
+	case r.Method == http.MethodGet:
+		// A legacy GET stream carries no answer: shutdown ends it.
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer context.AfterFunc(h.streams, stop)()
 		defer stop()
+	case pk.method == methodListen:
+		// A listen is answered when it ends: shutdown ends it through
+		// the server (listen.go), so that its final result is sent.
+		ctx = context.WithValue(ctx, listensEndKey{}, h.streams)
 	}
 	h.reaper.sweep(h.s.mcp.Sessions())
 	next, stateful := h.route(r, pk)

@@ -77,6 +77,12 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 		return nil, served(ctx, err)
 	}
 	r.Params.Notifications = s.honoured(r.Params.Notifications)
+	if end, ok := ctx.Value(listensEndKey{}).(context.Context); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(end, cancel)()
+	}
 	res, err := next(ctx, method, req)
 	var id any
 	if lr, ok := res.(*mcp.SubscriptionsListenResult); ok && lr != nil {
@@ -85,6 +91,12 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 	s.subs.endListen(r.Session, id)
 	return res, err
 }
+
+// listensEndKey carries, on the context of a transport's requests, a
+// context done when the transport is ending: its open listens then end,
+// each with its final result, before the transport closes. ServeStdio sets
+// it at the end of its input; the HTTP handler at shutdown.
+type listensEndKey struct{}
 
 // honoured returns the subscriptions of a listen the server honours: the
 // acknowledgement reflects that subset (go-sdk acknowledges what it is

@@ -21,11 +21,15 @@ type wire struct {
 	done  chan error
 }
 
-func newWire(t *testing.T, s *Server) *wire {
+func newWire(t *testing.T, s *Server) *wire { return newWireCtx(t, s, context.Background()) }
+
+// newWireCtx is newWire serving until ctx is done, as serve does until a
+// signal.
+func newWireCtx(t *testing.T, s *Server, ctx context.Context) *wire {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	w := &wire{t: t, in: inW, lines: make(chan map[string]any, 256), done: make(chan error, 1)}
-	go func() { w.done <- s.ServeStdio(context.Background(), inR, outW); _ = outW.Close() }()
+	go func() { w.done <- s.ServeStdio(ctx, inR, outW); _ = outW.Close() }()
 	go func() {
 		defer close(w.lines)
 		sc := bufio.NewScanner(outR)
@@ -249,6 +253,47 @@ func TestListen_honoursSubset(t *testing.T) {
 		s.notify.flush()
 		waitLine(t, events, `"uri":"notes:///hello"`)
 	})
+}
+
+// TestListen_endsWithTheTransport: when stdio stops (a signal: its
+// context is done) or its input ends, every open listen gets its final
+// result before ServeStdio returns, so a client learns that its listens
+// ended rather than losing them with the process.
+func TestListen_endsWithTheTransport(t *testing.T) {
+	for _, how := range []string{"stop", "end of input"} {
+		t.Run(how, func(t *testing.T) {
+			s := liveServer(t, NewConfig())
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			w := newWireCtx(t, s, ctx)
+			w.call("a", methodListen, listenParams([]string{"notes:///hello"}, false, nil), true)
+			require.Equal(t, notifyAcknowledged, w.next()["method"])
+			w.call("b", methodListen, listenParams(nil, true, nil), true)
+			require.Equal(t, notifyAcknowledged, w.next()["method"])
+			if how == "stop" {
+				stop()
+			} else {
+				require.NoError(t, w.in.Close())
+			}
+			results := map[any]any{}
+			for range 2 {
+				msg := w.next()
+				result, ok := msg["result"].(map[string]any)
+				require.True(t, ok, "a final result, got %v", msg)
+				require.Equal(t, "complete", result["resultType"])
+				require.Equal(t, msg["id"], result["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"])
+				results[msg["id"]] = true
+			}
+			require.Equal(t, map[any]any{"a": true, "b": true}, results)
+			select {
+			case err := <-w.done:
+				require.NoError(t, err)
+			case <-time.After(waitLong):
+				t.Fatal("ServeStdio did not return")
+			}
+			require.False(t, s.subs.active(), "the listens were released")
+		})
+	}
 }
 
 // TestListen_bounded: a listen naming more URIs than a session may hold
