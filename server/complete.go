@@ -30,7 +30,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Re
 	set := s.acquire()
 	defer set.release()
 	m := set.templateOwner(p.Ref.URI)
-	if m == nil || !m.has(abi.OpComplete) {
+	if m == nil || !m.has(abi.OpComplete) || !m.filter.allowsTemplate(p.Ref.URI) {
 		return noValues(), nil
 	}
 	in := abi.CompleteRequest{

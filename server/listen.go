@@ -44,7 +44,7 @@ func (s *Server) subscribe(req *mcp.SubscribeRequest) error {
 	set := s.acquire()
 	m := set.owner(u)
 	set.release()
-	if m == nil {
+	if m == nil || !m.filter.Allows(norm) {
 		return notFound(rev, raw)
 	}
 	return s.subs.add(req.Session, raw, norm, rev.stateless())
@@ -109,9 +109,11 @@ func (s *Server) honoured(n *mcp.NotificationSubscriptions) *mcp.NotificationSub
 	set := s.acquire()
 	defer set.release()
 	for _, raw := range n.ResourceSubscriptions {
-		if _, u, err := checkURI(raw); err == nil && set.owner(u) != nil {
-			out.ResourceSubscriptions = append(out.ResourceSubscriptions, raw)
-			continue
+		if norm, u, err := checkURI(raw); err == nil {
+			if m := set.owner(u); m != nil && m.filter.Allows(norm) {
+				out.ResourceSubscriptions = append(out.ResourceSubscriptions, raw)
+				continue
+			}
 		}
 		s.log.Debug("listen: resource left out of the acknowledgement", "reason", "not a resource of this server")
 	}

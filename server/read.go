@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +30,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	set := s.acquire()
 	defer set.release()
 	m := set.owner(u)
-	if m == nil || !m.has(abi.OpRead) {
+	if m == nil || !m.has(abi.OpRead) || !m.filter.Allows(uri) {
 		return nil, notFound(rev, raw)
 	}
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpRead, func(ctx context.Context) (*abi.ReadResult, error) {
@@ -49,6 +50,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		m.log.Warn("provider read result refused", "op", abi.OpRead, "error", err)
 		return nil, internalError()
+	}
+	if out = visible(m, out); len(out) == 0 {
+		return nil, notFound(rev, raw)
 	}
 	return &readResult{stateless: newStateless(rev, s.readCache(m, res)), Contents: out}, nil
 }
@@ -82,6 +86,16 @@ func toContents(res *abi.ReadResult, space abi.URISpace, rev revision) ([]conten
 		out[i] = contentFor(c, rev)
 	}
 	return out, nil
+}
+
+// visible keeps the contents whose URIs the operator's filter shows: a
+// read of a visible URI (a directory, say) may return contents of hidden
+// ones.
+func visible(m *mount, cs []content) []content {
+	if m.filter.IsZero() {
+		return cs
+	}
+	return slices.DeleteFunc(cs, func(c content) bool { return !m.filter.Allows(c.URI) })
 }
 
 // readCache is the cache hint of a read: the result's, else the provider's

@@ -99,13 +99,17 @@ func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) (f
 		return fetched[abi.Resource]{}, fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
 	}
 	out := make([]abi.Resource, 0, len(res.Resources))
+	foreign := 0
 	for _, r := range res.Resources {
-		if m.space.OwnsString(r.URI) {
+		switch {
+		case !m.space.OwnsString(r.URI):
+			foreign++
+		case m.filter.Allows(r.URI):
 			out = append(out, r)
 		}
 	}
-	if dropped := len(res.Resources) - len(out); dropped > 0 {
-		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", dropped)
+	if foreign > 0 {
+		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", foreign)
 	}
 	return fetched[abi.Resource]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }
@@ -128,7 +132,9 @@ func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) (f
 			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
 			continue
 		}
-		out = append(out, t)
+		if m.filter.allowsTemplate(t.URITemplate) {
+			out = append(out, t)
+		}
 	}
 	return fetched[abi.ResourceTemplate]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }
