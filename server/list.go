@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -22,11 +24,74 @@ const (
 	maxTTLMs = 365 * 24 * 3600 * 1000
 )
 
+// listQuery is what one listing lists: its kind and, in the resource
+// tools view, the provider and URI prefix it is narrowed to. A narrowed
+// listing's cursors carry the digest of its query, so that they cannot
+// resume another listing (their offsets count only the items it keeps).
+type listQuery struct {
+	kind     string // kindResources or kindTemplates
+	provider string // "": every provider
+	prefix   string // "": every URI
+}
+
+// queryDigestSize is the size of a query digest in a cursor.
+const queryDigestSize = 16
+
+// digest identifies a narrowed query; nil for a whole list.
+func (q listQuery) digest() []byte {
+	if q.provider == "" && q.prefix == "" {
+		return nil
+	}
+	h := sha256.Sum256([]byte(q.kind + "\x00" + q.provider + "\x00" + q.prefix))
+	return h[:queryDigestSize]
+}
+
+// narrow returns the providers the query lists, in name order: the one it
+// names, and of those the ones whose uri space may hold its prefix.
+func (q listQuery) narrow(mounts []*mount) []*mount {
+	if q.provider == "" && q.prefix == "" {
+		return mounts
+	}
+	var out []*mount
+	for _, m := range mounts {
+		if (q.provider == "" || m.name == q.provider) && mayHold(m.space, q.prefix) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// mayHold reports whether some URI of space may start with prefix, judging
+// by the scheme alone.
+func mayHold(space abi.URISpace, prefix string) bool {
+	scheme, _, complete := strings.Cut(strings.ToLower(prefix), ":")
+	for _, r := range space {
+		if complete && r.Scheme == scheme || !complete && strings.HasPrefix(r.Scheme, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasURIPrefix reports whether uri starts with prefix, the scheme compared
+// without case.
+func hasURIPrefix(uri, prefix string) bool {
+	if len(uri) < len(prefix) {
+		return false
+	}
+	scheme, rest, ok := strings.Cut(prefix, ":")
+	if !ok {
+		return strings.EqualFold(uri[:len(prefix)], prefix)
+	}
+	return strings.EqualFold(uri[:len(scheme)+1], scheme+":") && strings.HasPrefix(uri[len(scheme)+1:], rest)
+}
+
 // lister describes one merged list (resources or templates).
 type lister[T any] struct {
 	op     string   // abi.OpList or abi.OpTemplates
-	mounts []*mount // the providers of this request, sorted by name
+	mounts []*mount // the providers of this listing, sorted by name
 	scope  string   // the cache scope of every page of the list (listCacheHint)
+	size   int      // items per client page
 	// fetch calls the provider for one page under its own deadline and
 	// returns the items a client may see.
 	fetch func(ctx context.Context, m *mount, cursor string) (fetched[T], error)
@@ -87,10 +152,10 @@ func (f freshness) ttlMs() int64 {
 // It also returns the page's ttlMs (freshness): how long a client may
 // reuse it, as the providers whose pages it holds said.
 func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position, int64) {
-	out := make([]T, 0, min(s.cfg.pageSize, 64))
+	out := make([]T, 0, min(l.size, 64))
 	fresh := freshness{ttl: -1}
 	progress := false
-	for calls := 0; pos.Index < len(l.mounts) && len(out) < s.cfg.pageSize; calls++ {
+	for calls := 0; pos.Index < len(l.mounts) && len(out) < l.size; calls++ {
 		if calls == maxCallsPerPage || ctx.Err() != nil {
 			fresh.stale = fresh.stale || ctx.Err() != nil
 			return out, &pos, fresh.ttlMs()
@@ -118,7 +183,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 		}
 		fresh.add(m, f.cache, l.scope)
 		var full bool
-		out, pos, full = l.take(s, m, out, f.items, f.next, pos)
+		out, pos, full = l.take(m, out, f.items, f.next, pos)
 		if full {
 			return out, &pos, fresh.ttlMs()
 		}
@@ -133,12 +198,12 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 // take appends the items of one provider page from pos.Offset, up to the
 // page size, and advances pos. full reports that the page filled up inside
 // this provider page (pos then points into it).
-func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos position) ([]T, position, bool) {
+func (l lister[T]) take(m *mount, out, items []T, next string, pos position) ([]T, position, bool) {
 	if pos.Offset > len(items) {
 		pos.Offset = len(items) // the provider page shrank since the cursor was made
 	}
 	rest := items[pos.Offset:]
-	if need := s.cfg.pageSize - len(out); len(rest) > need {
+	if need := l.size - len(out); len(rest) > need {
 		pos.Offset += need
 		return append(out, rest[:need]...), pos, true
 	}
@@ -167,16 +232,16 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 // nextProvider returns the start of the provider after pos.
 func (l lister[T]) nextProvider(pos position) position {
 	i := pos.Index + 1
-	p := position{Kind: pos.Kind, Index: i}
+	p := position{Kind: pos.Kind, Query: pos.Query, Index: i}
 	if i < len(l.mounts) {
 		p.Name = l.mounts[i].name
 	}
 	return p
 }
 
-// firstPosition is the start of a listing of kind over mounts.
-func firstPosition(mounts []*mount, kind string) position {
-	p := position{Kind: kind}
+// firstPosition is the start of the listing q over mounts.
+func firstPosition(mounts []*mount, q listQuery) position {
+	p := position{Kind: q.kind, Query: q.digest()}
 	if len(mounts) > 0 {
 		p.Name = mounts[0].name
 	}

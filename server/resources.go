@@ -15,7 +15,8 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindResources, abi.OpList, s.fetchResources, resourceFor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, listQuery{kind: kindResources}, s.cfg.pageSize,
+		abi.OpList, s.fetchResources, resourceFor)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +32,8 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindTemplates, abi.OpTemplates, s.fetchTemplates, templateFor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, listQuery{kind: kindTemplates}, s.cfg.pageSize,
+		abi.OpTemplates, s.fetchTemplates, templateFor)
 	if err != nil {
 		return nil, err
 	}
@@ -44,16 +46,20 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 //
 // The page's ttlMs is what its providers' pages said (list.go, freshness);
 // its cacheScope is the list's, the same on every page.
-func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind, op string,
+func listPage[T any](ctx context.Context, s *Server, rev revision, cursor string, q listQuery, size int, op string,
 	fetch func(context.Context, *mount, string) (fetched[T], error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
 	set := s.acquire()
 	defer set.release()
-	pos, err := s.startPosition(set.mounts, kind, cursor)
+	if q.provider != "" && set.named(q.provider) == nil {
+		return nil, stateless{}, "", invalidParams("no provider is named %q", clip(q.provider))
+	}
+	mounts := q.narrow(set.mounts)
+	pos, err := s.startPosition(mounts, q, cursor)
 	if err != nil {
 		return nil, stateless{}, "", err
 	}
-	l := lister[T]{op: op, mounts: set.mounts, scope: set.listCache.Scope, fetch: fetch}
+	l := lister[T]{op: op, mounts: mounts, scope: set.listCache.Scope, size: size, fetch: fetch}
 	items, next, ttl := l.page(ctx, s, pos)
 	out := make([]T, len(items))
 	for i, item := range items {
@@ -64,13 +70,13 @@ func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind,
 
 // startPosition decodes a client cursor ("" starts the listing) against
 // the providers of this request.
-func (s *Server) startPosition(mounts []*mount, kind, cursor string) (position, error) {
+func (s *Server) startPosition(mounts []*mount, q listQuery, cursor string) (position, error) {
 	if cursor == "" {
-		return firstPosition(mounts, kind), nil
+		return firstPosition(mounts, q), nil
 	}
 	pos, err := s.cursors.decode(cursor)
 	if err == nil {
-		err = pos.valid(kind, mounts)
+		err = pos.valid(q, mounts)
 	}
 	if err != nil {
 		s.log.Debug("client cursor refused", "error", err)

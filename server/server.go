@@ -135,7 +135,8 @@ func listCacheHint(mounts []*mount) abi.CacheHint {
 func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch req.(type) {
-		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest:
+		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest,
+			*mcp.CallToolRequest:
 			// One deadline for the whole request, every provider call in it.
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, s.cfg.requestTimeout)
@@ -152,6 +153,8 @@ func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err = s.readResource(ctx, r)
 		case *mcp.CompleteRequest:
 			res, err = s.complete(ctx, r)
+		case *mcp.CallToolRequest:
+			res, err = s.callTool(ctx, r)
 		default:
 			return s.dispatchRest(ctx, next, method, req)
 		}
@@ -159,7 +162,7 @@ func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// dispatchRest serves what is not a resource request: the empty lists,
+// dispatchRest serves what is not a resource request: the tool and prompt lists,
 // live resources through go-sdk, the lifecycle, and refusals.
 func (s *Server) dispatchRest(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	switch r := req.(type) {
