@@ -40,6 +40,7 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
+			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -86,7 +87,7 @@ func serveAction(c *cli.Context) error {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
 	srv, err := server.New(scfg.WithProviders(providers...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).
+		WithPageSize(c.Int("page-size")).WithResourceTools(c.Bool("resource-tools")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(src.timeout+time.Second).
