@@ -37,6 +37,8 @@ type serverFile struct {
 	CacheDir  *string `json:"cacheDir"`
 	// Watch reloads when the config file or a module changes (default true).
 	Watch *bool `json:"watch"`
+	// ResourceTools turns on the tools view (serve --resource-tools).
+	ResourceTools *bool `json:"resourceTools"`
 }
 
 type providerFile struct {

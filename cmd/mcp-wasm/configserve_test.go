@@ -50,3 +50,19 @@ func TestServe_configErrors(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.True(t, strings.HasPrefix(logs, "mcp-wasm: "+path+":1:65: providers[0].limits.timeout (provider \"minimal.wasm\"): duration \"soon\""), logs)
 }
+
+// TestServe_configResourceTools: "resourceTools": true in the file's server
+// settings turns the tools view on, as --resource-tools does; the flag
+// given explicitly wins.
+func TestServe_configResourceTools(t *testing.T) {
+	path := writeConfig(t, `{"server": {"resourceTools": true}, "providers": [{"module": "minimal.wasm"}]}`)
+	toolsList := func(args ...string) string {
+		var out, errb bytes.Buffer
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
+		code := run(context.Background(), append([]string{"mcp-wasm", "serve", "--config", path}, args...), in, &out, &errb)
+		require.Equal(t, 0, code, errb.String())
+		return out.String()
+	}
+	require.Contains(t, toolsList(), `"name":"read_resource"`)
+	require.Contains(t, toolsList("--resource-tools=false"), `"tools":[]`)
+}
