@@ -269,8 +269,9 @@ func (a toolArgs) num(name string) (int, bool) {
 
 // decodeArgs checks the arguments of a call against kinds: a JSON object
 // (absent or null is empty) whose members, by exact name, each given once,
-// are known, of their kind and within bounds. Client bytes: it never
-// panics and says what is wrong.
+// are known, of their kind and within bounds. A number given for a string
+// is taken as written (1 for "1"). Client bytes: it never panics and says
+// what is wrong.
 func decodeArgs(raw json.RawMessage, kinds map[string]argKind) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int{}, maps: map[string]map[string]string{}, given: map[string]bool{}}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -309,6 +310,10 @@ func decodeArg(kind argKind, v json.RawMessage) (any, error) {
 	switch kind {
 	case argString:
 		s, ok := jsonString(v)
+		if !ok && isJSONNumber(v) {
+			// Models and CLIs send 123 for an id; its text is unambiguous.
+			s, ok = string(v), true
+		}
 		if !ok {
 			return nil, errors.New("must be a string")
 		}
@@ -347,6 +352,15 @@ func decodeArg(kind argKind, v json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("must be an object of strings: %w", err)
 	}
 	return m, nil
+}
+
+// isJSONNumber reports whether raw is a JSON number.
+func isJSONNumber(raw json.RawMessage) bool {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal(raw, &n) == nil
 }
 
 // missingArg returns the first required argument of tool that args lack,

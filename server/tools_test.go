@@ -243,6 +243,9 @@ func TestResourceTools_read(t *testing.T) {
 				dataOf(t, call(t, cs, "complete_resource_argument",
 					map[string]any{"uriTemplate": "notes:///items/{id}", "argument": "id", "value": "10"}), version, &comp)
 				require.Equal(t, []string{"100", "101"}, comp.Values)
+				dataOf(t, call(t, cs, "complete_resource_argument",
+					map[string]any{"uriTemplate": "notes:///items/{id}", "argument": "id", "value": 20}), version, &comp)
+				require.Equal(t, []string{"200"}, comp.Values, "a number for a string is taken as written")
 			})
 		}
 	}
@@ -258,7 +261,8 @@ func TestResourceTools_badArguments(t *testing.T) {
 		tool, args, want string
 	}{
 		{"read_resource", `{}`, `missing required argument \"uri\"`},
-		{"read_resource", `{"uri":7}`, `argument \"uri\" must be a string`},
+		{"read_resource", `{"uri":true}`, `argument \"uri\" must be a string`},
+		{"read_resource", `{"uri":7}`, `invalid uri \"7\"`},
 		{"read_resource", `{"URI":"notes:///hello"}`, `unknown argument \"URI\"`},
 		{"read_resource", `{"uri":"notes:///hello","uri":"notes:///x"}`, `given twice`},
 		{"read_resource", `["notes:///hello"]`, `arguments must be a JSON object`},
@@ -278,6 +282,7 @@ func TestResourceTools_badArguments(t *testing.T) {
 		b, err := json.Marshal(msg["result"])
 		require.NoError(t, err)
 		require.Contains(t, string(b), `"isError":true`, "%s %s: %v", tt.tool, tt.args, msg)
+		require.Contains(t, string(b), `"resultType":"complete"`, "a 2026-07-28 result")
 		require.Contains(t, string(b), tt.want, "%s %s", tt.tool, tt.args)
 	}
 }
