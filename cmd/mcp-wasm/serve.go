@@ -28,8 +28,10 @@ func serveCommand() *cli.Command {
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
-			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
-			"in flight finish (at most --request-timeout).\n" +
+			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading, end open\n" +
+			"subscriptions/listen requests with their final result and let calls in flight\n" +
+			"finish (at most --request-timeout). --resource-tools also offers the resources as\n" +
+			"tools, for clients that only call tools (README \"Resources as tools\").\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
