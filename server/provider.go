@@ -39,14 +39,16 @@ type Provider interface {
 // errProviderPanic marks a provider call that panicked.
 var errProviderPanic = errors.New("provider panicked")
 
-// mount is a provider as the server sees it: its describe facts, fixed at New.
+// mount is a provider as the server sees it: its describe facts, fixed at
+// New, and the operator's rule for what clients see of it.
 type mount struct {
-	name  string
-	p     Provider
-	space abi.URISpace
-	ops   []string
-	cache *abi.CacheHint
-	log   *slog.Logger
+	name   string
+	p      Provider
+	space  abi.URISpace
+	ops    []string
+	cache  *abi.CacheHint
+	filter URIFilter
+	log    *slog.Logger
 }
 
 func newMount(p Provider, d abi.Describe, log *slog.Logger) *mount {
@@ -55,13 +57,18 @@ func newMount(p Provider, d abi.Describe, log *slog.Logger) *mount {
 		c := *d.Cache
 		cache = &c
 	}
+	var filter URIFilter
+	if f, ok := p.(*filtered); ok {
+		p, filter = f.Provider, f.filter
+	}
 	return &mount{
-		name:  d.Name,
-		p:     p,
-		space: slices.Clone(abi.URISpace(d.URISpace)),
-		ops:   slices.Clone(d.Operations),
-		cache: cache,
-		log:   log.With("provider", d.Name),
+		name:   d.Name,
+		p:      p,
+		space:  slices.Clone(abi.URISpace(d.URISpace)),
+		ops:    slices.Clone(d.Operations),
+		cache:  cache,
+		filter: filter,
+		log:    log.With("provider", d.Name),
 	}
 }
 

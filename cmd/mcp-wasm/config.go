@@ -42,6 +42,8 @@ type serverFile struct {
 	Watch *bool `json:"watch"`
 	// InsecureRegistries are reached over plain HTTP (--insecure-registry).
 	InsecureRegistries []string `json:"insecureRegistries"`
+	// ResourceTools turns on the tools view (serve --resource-tools).
+	ResourceTools *bool `json:"resourceTools"`
 }
 
 type providerFile struct {
@@ -53,6 +55,14 @@ type providerFile struct {
 	Grants grantsFile      `json:"grants"`
 	Limits limitsFile      `json:"limits"`
 	Cache  *cacheFile      `json:"cache"`
+	Expose *exposeFile     `json:"expose"`
+}
+
+// exposeFile is the operator's filter of what clients see of a provider
+// (server.URIFilter): URI patterns, as clients see the URIs (mounted).
+type exposeFile struct {
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
 }
 
 type grantsFile struct {
@@ -153,6 +163,7 @@ type providerSpec struct {
 	name   string // replaces the module's own name; "" keeps it
 	mount  string // scheme prefix (mount.go); "" serves the module's own URIs
 	cache  *abi.CacheHint
+	filter server.URIFilter // what clients see of it (expose)
 	cfg    runtime.ProviderConfig
 	limits string // for the summary
 	// Provenance (configpolicy.go): the pin, the signature policy, the
@@ -276,6 +287,13 @@ func resolveProvider(src *configSource, base, path string, pf providerFile, env 
 		bad("mount", "%q is not a mount prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes MOUNT+scheme: in every URI)", pf.Mount)
 	}
 	spec.cache = resolveCache(pf.Cache, bad)
+	if pf.Expose != nil {
+		f, err := server.NewURIFilter(pf.Expose.Include, pf.Expose.Exclude)
+		if err != nil {
+			bad("expose", "%v", err)
+		}
+		spec.filter = f
+	}
 	grants := resolveGrants(base, pf.Grants, env, bad)
 	spec.cfg = resolveLimits(pf.Limits).WithGrants(grants)
 	spec.limits = describeLimits(pf.Limits)

@@ -16,8 +16,9 @@ import (
 // Embedding keeps every other method of the runtime provider visible.
 type served struct {
 	*runtime.Provider
-	desc  abi.Describe
-	mount string // scheme prefix, see mount.go; "" serves the provider's own URIs
+	desc   abi.Describe
+	mount  string           // scheme prefix, see mount.go; "" serves the provider's own URIs
+	filter server.URIFilter // what clients see of it (expose)
 }
 
 // Describe returns the describe with the operator's overrides.
@@ -33,7 +34,7 @@ type providerSet []*served
 func (ps providerSet) serverProviders() []server.Provider {
 	out := make([]server.Provider, len(ps))
 	for i, p := range ps {
-		out[i] = p
+		out[i] = server.WithURIFilter(p, p.filter)
 	}
 	return out
 }
@@ -93,7 +94,7 @@ func override(cc *checkedConfig, spec providerSpec, p *runtime.Provider) (*serve
 			return nil, fmt.Errorf("%s: %v", cc.where(spec, "cache"), err)
 		}
 	}
-	return &served{Provider: p, desc: mountDescribe(spec.mount, d), mount: spec.mount}, nil
+	return &served{Provider: p, desc: mountDescribe(spec.mount, d), mount: spec.mount, filter: spec.filter}, nil
 }
 
 // checkSet refuses two providers with one name or with overlapping uri
@@ -143,6 +144,9 @@ func summary(cc *checkedConfig, set providerSet) string {
 		fmt.Fprintf(&b, "    operations: %s\n", strings.Join(s.desc.Operations, ", "))
 		fmt.Fprintf(&b, "    grants:     %s\n", termLine(cfg.Grants().String(), 4000))
 		fmt.Fprintf(&b, "    limits:     %s\n", termLine(fmt.Sprint(spec.limits), 1000))
+		if !spec.filter.IsZero() {
+			fmt.Fprintf(&b, "    exposes:    %s\n", termLine(spec.filter.String(), 4000))
+		}
 	}
 	return b.String()
 }

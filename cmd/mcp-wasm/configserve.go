@@ -78,6 +78,10 @@ func applyServerSettings(c *cli.Context, cc *checkedConfig) error {
 		n := strconv.Itoa(*s.PageSize)
 		settings["page-size"] = &n
 	}
+	if s.ResourceTools != nil {
+		on := strconv.FormatBool(*s.ResourceTools)
+		settings["resource-tools"] = &on
+	}
 	for flag, v := range settings {
 		if v == nil || c.IsSet(flag) || !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == flag }) {
 			continue

@@ -28,8 +28,10 @@ func serveCommand() *cli.Command {
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
-			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
-			"in flight finish (at most --request-timeout).\n" +
+			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading, end open\n" +
+			"subscriptions/listen requests with their final result and let calls in flight\n" +
+			"finish (at most --request-timeout). --resource-tools also offers the resources as\n" +
+			"tools, for clients that only call tools (README \"Resources as tools\").\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
@@ -40,6 +42,7 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
+			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -90,7 +93,7 @@ func serveAction(c *cli.Context) error {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
 	srv, err := server.New(scfg.WithProviders(providers...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).
+		WithPageSize(c.Int("page-size")).WithResourceTools(c.Bool("resource-tools")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(src.timeout+time.Second).
