@@ -93,9 +93,10 @@ func (m *Module) decodeBody(i int, info *bodyInfo) error {
 	// else is seen), the function's own block first.
 	open := []kind{kBlock}
 	branches := uint32(0)
+	var in inst
 	for d.r.len() > 0 {
 		depth := len(open)
-		in, err := d.next()
+		err := d.next(&in)
 		if err != nil {
 			return fmt.Errorf("at body offset %d: %w", in.off, err)
 		}
