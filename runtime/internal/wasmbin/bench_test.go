@@ -1,10 +1,15 @@
 package wasmbin
 
 import (
+	"context"
 	"os"
 	"testing"
 
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 )
 
 // BenchmarkParse and BenchmarkInstrument measure the structural pass and
@@ -51,5 +56,63 @@ func BenchmarkInstrument(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCheckpoint measures what a checkpoint costs: a loop of a few
+// instructions, and a loop calling a small function, run as received (no
+// check at all) and instrumented (a loop-header checkpoint per iteration;
+// an entry and a return-point checkpoint per call). ns/op is per
+// iteration; the difference between the two modes is the cost of the
+// checkpoints of one iteration.
+func BenchmarkCheckpoint(b *testing.B) {
+	const iters = 1 << 20
+	shapes := map[string]func(m *bt.Module){
+		"loop": func(m *bt.Module) {
+			m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, iters, work())})
+		},
+		"calls": func(m *bt.Module) {
+			leaf := uint32(len(m.Funcs))
+			m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Body: work()})
+			m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, iters, bt.Call(leaf))})
+		},
+	}
+	for name, build := range shapes {
+		m := newBoundModule()
+		build(m)
+		orig := m.Bytes()
+		mod, err := Parse(orig, DefaultLimits())
+		if err != nil {
+			b.Fatal(err)
+		}
+		inst, err := mod.Instrument(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for mode, wasm := range map[string][]byte{"off": orig, "instrument": inst} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				ctx := context.Background()
+				r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2))
+				defer r.Close(ctx)
+				_, err := r.NewHostModuleBuilder(PreemptModule).NewFunctionBuilder().
+					WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) {
+						stack[0] = DefaultBudget
+					}), nil, []api.ValueType{api.ValueTypeI64}).Export(PreemptFunc).Instantiate(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				in, err := r.Instantiate(ctx, wasm)
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := in.ExportedFunction("run")
+				b.ResetTimer()
+				for i := 0; i < b.N; i += iters {
+					if _, err := run.Call(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
