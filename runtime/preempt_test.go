@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
+	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 )
 
 // TestGCWhileGuestSpins: a guest spinning in compiled code (a loop-free
@@ -44,4 +46,18 @@ func TestGCWhileGuestSpins(t *testing.T) {
 	err = <-done
 	require.ErrorIs(t, err, abi.ErrTimeout)
 	require.ErrorIs(t, err, context.Canceled, "known to be a cancellation from the host's context, not guessed")
+}
+
+// TestPreemptImportRefused: a module cannot import the check function the
+// instrumentation adds (and so cannot call it, or link one of its own in
+// its place): the import is outside the ABI.
+func TestPreemptImportRefused(t *testing.T) {
+	m := &bt.Module{}
+	m.Imports = []bt.Import{{Module: wasmbin.PreemptModule, Name: wasmbin.PreemptFunc, Type: m.Type(nil, []byte{bt.I64})}}
+	m.Memory = &bt.Limits{Min: 1}
+	m.Func(bt.Func{Type: m.Type([]byte{bt.I32}, []byte{bt.I32}), Export: "mcpw_v1_describe", Body: bt.I32Const(0)})
+	rt := newTestRuntime(t, NewConfig())
+	_, err := rt.Load(t.Context(), "x", m.Bytes(), NewProviderConfig())
+	require.ErrorIs(t, err, ErrForbiddenImport)
+	require.Contains(t, err.Error(), wasmbin.PreemptModule)
 }
