@@ -247,6 +247,7 @@ func FuzzExtremeModules(f *testing.F) {
 		if len(scale) >= 3 {
 			s = uint32(scale[0])<<16 | uint32(binary.BigEndian.Uint16(scale[1:]))
 		}
+		t.Logf("family %s, scale %d", famNames[fam%famCount], s)
 		runExtreme(t, testguest.Binary(t), extremeModule(fam, s))
 	})
 }
