@@ -20,6 +20,7 @@ import (
 // saw (as EIO or ENODEV) when the host opened first and looked after.
 func TestGrantTreeSpecialFilesRefused(t *testing.T) {
 	const eperm = "errno 63" // WASI's EPERM
+	const eloop = "errno 32" // WASI's ELOOP
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("fine"), 0o644))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
@@ -43,7 +44,11 @@ func TestGrantTreeSpecialFilesRefused(t *testing.T) {
 		for _, mode := range []string{"r3", "n3"} {
 			_, err := probe(t, p, mode+path)
 			require.ErrorIs(t, err, abi.ErrNotFound, mode+path)
-			require.ErrorContains(t, err, eperm, mode+path)
+			want := eperm
+			if mode == "n3" && path == "to_sock" {
+				want = eloop // not following the link, as asked: the link itself is not opened
+			}
+			require.ErrorContains(t, err, want, mode+path)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
@@ -194,8 +195,8 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 }
 
 // mounts opens each granted directory (or single file, see openGrant) as
-// an os.Root, which refuses paths and symlinks that leave it, and mounts it
-// read-only.
+// a read-only rootFS on an os.Root, which refuses paths and symlinks that
+// leave it, and mounts it.
 func (p *Provider) mounts() (wazero.FSConfig, error) {
 	fsCfg := wazero.NewFSConfig()
 	for i, g := range p.cfg.grants.Dirs {
@@ -208,7 +209,7 @@ func (p *Provider) mounts() (wazero.FSConfig, error) {
 			return nil, err
 		}
 		p.roots = append(p.roots, root)
-		fsCfg = fsCfg.WithFSMount(fsys, guest)
+		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(fsys, guest)
 	}
 	return fsCfg, nil
 }

@@ -1,0 +1,256 @@
+package runtime
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// rootFS is a granted directory as wazero's low-level filesystem
+// (experimental/sys.FS), on an os.Root: every path resolves inside the
+// root, and a "..", absolute path or symlink that would leave it fails.
+// It is read-only, and answers the guest's questions the way the guest
+// asked them:
+//   - stat is one fstatat of the name (through the directories above it);
+//     it never opens the file, as wazero's fs.FS adapter does;
+//   - lstat does not follow a symlink, so a guest that checks for links
+//     sees them; readlink is refused (a link's text may name host paths
+//     outside the grant), and open with O_NOFOLLOW refuses a link;
+//   - a special file (FIFO, socket, device) is refused with EPERM, by
+//     stat, lstat and open, without ever opening it: opening a FIFO blocks
+//     in the kernel, inside a host function no deadline can interrupt, and
+//     opening a device can act. WASI preview 1 has no file type for a FIFO
+//     or a socket, so there is no truthful answer to give. What open
+//     opened is checked again (the name may have been swapped meanwhile),
+//     and opened non-blocking, without acquiring a terminal.
+//
+// Anything that would write is refused with EROFS.
+type rootFS struct {
+	experimentalsys.UnimplementedFS
+	root *os.Root
+	// only, when set, is the one name this directory holds (a single-file
+	// grant, see openGrant); every other name does not exist.
+	only     string
+	onlyHost string
+}
+
+// name maps a guest path (relative to the mount, as wazero passes it) to
+// a name in the root, or reports that it does not exist.
+func (r *rootFS) name(p string) (string, experimentalsys.Errno) {
+	p = path.Clean("/" + p)[1:]
+	if p == "" {
+		p = "."
+	}
+	if r.only == "" {
+		return p, 0
+	}
+	switch p {
+	case ".":
+		return ".", 0
+	case r.only:
+		return r.onlyHost, 0
+	}
+	return "", experimentalsys.ENOENT
+}
+
+func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno) {
+	n, errno := r.name(p)
+	if errno != 0 {
+		return sys.Stat_t{}, errno
+	}
+	var fi fs.FileInfo
+	var err error
+	if follow {
+		fi, err = r.root.Stat(n)
+	} else {
+		fi, err = r.root.Lstat(n)
+	}
+	if err != nil {
+		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
+	}
+	if !servable(fi) && fi.Mode()&fs.ModeSymlink == 0 {
+		return sys.Stat_t{}, experimentalsys.EPERM
+	}
+	if r.only != "" && n == "." {
+		fi = readOnlyDir{FileInfo: fi}
+	}
+	if fi.Mode().IsRegular() && !hostCanRead(fi) {
+		// A file the host cannot read is reported as such by stat too, so
+		// a guest does not offer what it cannot deliver (WASI's stat has
+		// no permission bits to tell it).
+		return sys.Stat_t{}, experimentalsys.EACCES
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+// Stat implements experimentalsys.FS.
+func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) { return r.stat(p, true) }
+
+// Lstat implements experimentalsys.FS.
+func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) { return r.stat(p, false) }
+
+// Readlink implements experimentalsys.FS: refused.
+func (r *rootFS) Readlink(string) (string, experimentalsys.Errno) { return "", experimentalsys.EPERM }
+
+// OpenFile implements experimentalsys.FS, read-only.
+func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR|experimentalsys.O_CREAT|experimentalsys.O_TRUNC|experimentalsys.O_APPEND|experimentalsys.O_EXCL) != 0 {
+		return nil, experimentalsys.EROFS
+	}
+	n, errno := r.name(p)
+	if errno != 0 {
+		return nil, errno
+	}
+	osFlag := os.O_RDONLY | openSafe
+	if flag&experimentalsys.O_NOFOLLOW != 0 {
+		osFlag |= openNoFollow
+	}
+	// Look before opening: never open what is not a regular file or a
+	// directory.
+	var fi fs.FileInfo
+	var err error
+	if flag&experimentalsys.O_NOFOLLOW != 0 {
+		fi, err = r.root.Lstat(n)
+	} else {
+		fi, err = r.root.Stat(n)
+	}
+	switch {
+	case err != nil:
+		return nil, experimentalsys.UnwrapOSError(err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, experimentalsys.ELOOP
+	case !servable(fi):
+		return nil, experimentalsys.EPERM
+	case flag&experimentalsys.O_DIRECTORY != 0 && !fi.IsDir():
+		return nil, experimentalsys.ENOTDIR
+	}
+	f, err := r.root.OpenFile(n, osFlag, 0)
+	if err != nil {
+		return nil, experimentalsys.UnwrapOSError(err)
+	}
+	if fi, err = f.Stat(); err != nil || !servable(fi) {
+		_ = f.Close()
+		return nil, experimentalsys.EPERM
+	}
+	rf := &rootFile{f: f, dir: fi.IsDir()}
+	if r.only != "" && rf.dir {
+		rf.only, rf.onlyHost = r.only, r.onlyHost
+	}
+	return rf, 0
+}
+
+// Everything that would write.
+func (r *rootFS) Mkdir(string, fs.FileMode) experimentalsys.Errno { return experimentalsys.EROFS }
+func (r *rootFS) Chmod(string, fs.FileMode) experimentalsys.Errno { return experimentalsys.EROFS }
+func (r *rootFS) Rename(string, string) experimentalsys.Errno     { return experimentalsys.EROFS }
+func (r *rootFS) Rmdir(string) experimentalsys.Errno              { return experimentalsys.EROFS }
+func (r *rootFS) Unlink(string) experimentalsys.Errno             { return experimentalsys.EROFS }
+func (r *rootFS) Link(string, string) experimentalsys.Errno       { return experimentalsys.EROFS }
+func (r *rootFS) Symlink(string, string) experimentalsys.Errno    { return experimentalsys.EROFS }
+func (r *rootFS) Utimens(string, int64, int64) experimentalsys.Errno {
+	return experimentalsys.EROFS
+}
+
+// rootFile is an open regular file or directory of a rootFS.
+type rootFile struct {
+	experimentalsys.UnimplementedFile
+	f   *os.File
+	dir bool
+	// only, onlyHost: see rootFS (the directory of a single-file grant
+	// lists the one file under its granted name).
+	only, onlyHost string
+}
+
+func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {
+	st, errno := f.Stat()
+	return st.Dev, errno
+}
+
+func (f *rootFile) Ino() (sys.Inode, experimentalsys.Errno) {
+	st, errno := f.Stat()
+	return st.Ino, errno
+}
+
+func (f *rootFile) IsDir() (bool, experimentalsys.Errno) { return f.dir, 0 }
+
+func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
+	if f.dir {
+		return 0, experimentalsys.EISDIR
+	}
+	n, err := f.f.Read(buf)
+	return n, eofIsOK(err)
+}
+
+func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if f.dir {
+		return 0, experimentalsys.EISDIR
+	}
+	n, err := f.f.ReadAt(buf, off)
+	return n, eofIsOK(err)
+}
+
+func (f *rootFile) Seek(off int64, whence int) (int64, experimentalsys.Errno) {
+	n, err := f.f.Seek(off, whence)
+	return n, experimentalsys.UnwrapOSError(err)
+}
+
+// Readdir lists entries with the type the directory itself records (no
+// stat per entry). Special files are listed (the guest may skip them by
+// their unknown type); opening or stating one is refused.
+func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	if !f.dir {
+		return nil, experimentalsys.ENOTDIR
+	}
+	entries, err := f.f.ReadDir(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, experimentalsys.UnwrapOSError(err)
+	}
+	out := make([]experimentalsys.Dirent, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if f.only != "" {
+			if name != f.onlyHost {
+				continue
+			}
+			name = f.only
+		}
+		out = append(out, experimentalsys.Dirent{Name: name, Type: e.Type()})
+	}
+	return out, 0
+}
+
+func (f *rootFile) Close() experimentalsys.Errno {
+	return experimentalsys.UnwrapOSError(f.f.Close())
+}
+
+// Writing to a read-only file.
+func (f *rootFile) Write([]byte) (int, experimentalsys.Errno)         { return 0, experimentalsys.EBADF }
+func (f *rootFile) Pwrite([]byte, int64) (int, experimentalsys.Errno) { return 0, experimentalsys.EBADF }
+func (f *rootFile) Truncate(int64) experimentalsys.Errno               { return experimentalsys.EBADF }
+func (f *rootFile) Sync() experimentalsys.Errno                        { return 0 }
+func (f *rootFile) Datasync() experimentalsys.Errno                    { return 0 }
+
+func eofIsOK(err error) experimentalsys.Errno {
+	if err == nil || errors.Is(err, io.EOF) {
+		return 0
+	}
+	return experimentalsys.UnwrapOSError(err)
+}
+
+// readOnlyDir presents a single-file grant's directory as read-only.
+type readOnlyDir struct{ fs.FileInfo }
+
+func (d readOnlyDir) Mode() fs.FileMode { return fs.ModeDir | 0o555 }
