@@ -237,11 +237,13 @@ func (f *rootFile) Close() experimentalsys.Errno {
 }
 
 // Writing to a read-only file.
-func (f *rootFile) Write([]byte) (int, experimentalsys.Errno)         { return 0, experimentalsys.EBADF }
-func (f *rootFile) Pwrite([]byte, int64) (int, experimentalsys.Errno) { return 0, experimentalsys.EBADF }
-func (f *rootFile) Truncate(int64) experimentalsys.Errno               { return experimentalsys.EBADF }
-func (f *rootFile) Sync() experimentalsys.Errno                        { return 0 }
-func (f *rootFile) Datasync() experimentalsys.Errno                    { return 0 }
+func (f *rootFile) Write([]byte) (int, experimentalsys.Errno) { return 0, experimentalsys.EBADF }
+func (f *rootFile) Pwrite([]byte, int64) (int, experimentalsys.Errno) {
+	return 0, experimentalsys.EBADF
+}
+func (f *rootFile) Truncate(int64) experimentalsys.Errno { return experimentalsys.EBADF }
+func (f *rootFile) Sync() experimentalsys.Errno          { return 0 }
+func (f *rootFile) Datasync() experimentalsys.Errno      { return 0 }
 
 func eofIsOK(err error) experimentalsys.Errno {
 	if err == nil || errors.Is(err, io.EOF) {
