@@ -14,7 +14,7 @@ import (
 
 // BenchmarkParse and BenchmarkInstrument measure the structural pass and
 // the rewrite on a real Go guest (about 4 MB) and a C guest (about 30 KB).
-func benchModules(b *testing.B) map[string][]byte {
+func benchModules(b testing.TB) map[string][]byte {
 	out := map[string][]byte{}
 	for name, path := range map[string]string{
 		"go": testguest.Go(b, "guests/notes"),

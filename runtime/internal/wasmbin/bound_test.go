@@ -125,6 +125,26 @@ var boundCases = []boundCase{
 			[]byte{opEnd, opEnd, opEnd})
 		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: body})
 	}},
+	{"leafchain", func(m *bt.Module) { // leaves calling leaves, each chain near MaxLeafCost
+		prev := uint32(0)
+		for i := range 6 {
+			body := works(10)
+			if i > 0 {
+				body = bt.Cat(bt.Call(prev), bt.Call(prev), body)
+			}
+			prev = uint32(len(m.Funcs))
+			m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Body: body})
+		}
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, 3000, bt.Call(prev))})
+	}},
+	{"indirectleaf", func(m *bt.Module) { // a hot loop reaching a leaf through its table
+		leaf := uint32(len(m.Funcs))
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Body: works(100)})
+		m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 1}}}
+		m.Elems = []bt.Elem{{Offset: bt.ConstExpr(bt.I32Const(0)), Funcs: []uint32{leaf}}}
+		call := bt.Cat(bt.I32Const(0), bt.U32([]byte{bt.CallIndirect}, m.Type(nil, nil)), []byte{0})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, 20000, call)})
+	}},
 	{"leafcalls", func(m *bt.Module) { // a hot loop calling a small function
 		leaf := uint32(len(m.Funcs))
 		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Body: works(7)})
@@ -140,7 +160,7 @@ func TestCheckpointBound(t *testing.T) {
 				c.build(m)
 				maxDelta, total := runBounded(t, m.Bytes(), budget)
 				require.Positive(t, total, "the program did no work")
-				bound := (budget+MaxSegment+1)/workInstrs + 1 // a run may start inside a unit
+				bound := (budget+MaxSegment+MaxLeafCost+1)/workInstrs + 1 // a run may start inside a unit
 				require.LessOrEqual(t, maxDelta, bound, "work between two checks (budget %d)", budget)
 				if total > 4*bound {
 					require.Greater(t, maxDelta, int64(0))

@@ -93,7 +93,7 @@ func (f *flow) branchTarget(id int32) int32 {
 // any path can run from p before it reaches the next checkpoint. nImp is the
 // number of imported functions (calls to them return without running guest
 // code). entry puts a checkpoint at the function's entry.
-func (f *flow) weights(nImp uint32, entry bool) (site []bool, dist []int64) {
+func (f *flow) weights(callCost func(callee uint32) (cost int64, checked bool), entry bool) (site []bool, dist []int64) {
 	n := len(f.insts)
 	f.dist, f.site = grow(f.dist, n+1), grow(f.site, n+1)
 	dist, site = f.dist, f.site
@@ -139,11 +139,18 @@ func (f *flow) weights(nImp uint32, entry bool) (site []bool, dist []int64) {
 		case kCall, kCallIndirect:
 			// A call into the module returns to here after running code of
 			// its own; without a checkpoint here, the unwinding of a deep
-			// recursion would run every frame's rest unchecked.
-			if (in.kind == kCallIndirect || in.imm >= nImp) && dist[i+1] > 0 {
+			// recursion would run every frame's rest unchecked. A call of an
+			// import, or of a bounded leaf (leaves.go), is charged here
+			// instead, as part of this run.
+			checked := true
+			cost = 1 + MaxLeafCost // a call_indirect may reach a leaf, which does not check
+			if in.kind == kCall {
+				cost, checked = callCost(in.imm)
+			}
+			if checked && dist[i+1] > 0 {
 				site[i+1] = true
 			}
-			cost, next = 1, at(int32(i+1))
+			next = at(int32(i + 1))
 		default: // kPlain, kRefFunc, kBulk
 			cost, next = 1, at(int32(i+1))
 		}
@@ -169,7 +176,7 @@ func (ix *instrumenter) function(out []byte, i int) ([]byte, error) {
 	if err := f.structure(&ix.info); err != nil {
 		return nil, err
 	}
-	site, dist := f.weights(m.NumImportedFuncs, true)
+	site, dist := f.weights(ix.callCost, !ix.leaves.unchecked(i))
 	c := &m.Codes[i]
 	scratch := uint32(uint64(len(m.Types[m.Funcs[i]].Params)) + c.NumLocals)
 	bulk := false

@@ -98,6 +98,9 @@ func (m *Module) Instrument(opt Options) ([]byte, error) {
 	globals := append(append([]Global(nil), m.Globals...), Global{Type: typeI64, Mutable: true, Init: append(appendS64([]byte{opI64Const}, opt.Budget), opEnd)})
 
 	ix := &instrumenter{m: m, shift: shift, check: nImp, budget: budget}
+	if err := ix.findLeaves(); err != nil {
+		return nil, err
+	}
 	out := []byte("\x00asm\x01\x00\x00\x00")
 	out = appendSection(out, secType, encodeTypes(types))
 	out = appendSection(out, secImport, encodeImports(imports))
@@ -168,6 +171,7 @@ type instrumenter struct {
 	budget uint32 // global index of the budget
 	info   bodyInfo
 	flow   flow
+	leaves leaves
 }
 
 func (ix *instrumenter) code() ([]byte, error) {
