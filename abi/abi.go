@@ -38,6 +38,9 @@ const (
 	ImportOutputWrite = "output_write"
 	ImportLog         = "log"
 	ImportConfigGet   = "config_get"
+	// ImportContentWrite hands the host a read content's bytes as they are
+	// (ABI §6.3): no JSON escaping or base64 in the guest. Optional.
+	ImportContentWrite = "content_write"
 )
 
 // Operation names a provider can implement; each maps to one export.

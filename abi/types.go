@@ -135,12 +135,22 @@ type ReadResult struct {
 
 // Content is text or a base64 blob; exactly one of Text and Blob is set.
 // Text must be valid UTF-8; Blob must be standard, padded base64.
+//
+// On the wire a guest may instead give RawText or RawBlob: the index of a
+// body it handed over with content_write (ABI §6.3). The host replaces the
+// reference with the body before anything else sees the content, so past
+// the runtime they are always nil.
 type Content struct {
 	URI         string       `json:"uri"`
 	MIMEType    string       `json:"mimeType,omitempty"`
 	Text        *string      `json:"text,omitempty"`
 	Blob        *string      `json:"blob,omitempty"`
+	RawText     *int         `json:"rawText,omitempty"`
+	RawBlob     *int         `json:"rawBlob,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Data is a blob's bytes, for a guest SDK that hands them over with
+	// content_write instead of Blob's base64. It is never part of the JSON.
+	Data []byte `json:"-"`
 }
 
 // CompleteRequest is the input of complete.

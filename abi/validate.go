@@ -505,6 +505,9 @@ func (r *ReadResult) Validate(space URISpace) error {
 		if err := checkMIME(c.MIMEType); err != nil {
 			return fmt.Errorf("contents[%d]: %w", i, err)
 		}
+		if c.RawText != nil || c.RawBlob != nil {
+			return fmt.Errorf("contents[%d]: %w", i, invalid("rawText and rawBlob refer to content_write bodies, which the host resolves first; none were written"))
+		}
 		if (c.Text == nil) == (c.Blob == nil) {
 			return fmt.Errorf("contents[%d]: %w", i, invalid("exactly one of text and blob must be set"))
 		}

@@ -104,6 +104,13 @@ func (p *Provider) exchange(ctx context.Context, in *instance, op string, input 
 		if err := abi.Decode(st.output, out); err != nil {
 			return fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, err)
 		}
+		if r, ok := out.(*abi.ReadResult); ok {
+			if err := resolveRaw(r, st.raw); err != nil {
+				return fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, err)
+			}
+		} else if len(st.raw) > 0 {
+			return fmt.Errorf("%w: %s called content_write, which only read may", abi.ErrViolation, op)
+		}
 		return nil
 	case abi.StatusError:
 		return domainError(op, st.output, p.cfg.redact)

@@ -30,6 +30,8 @@ type callState struct {
 	logs      []guestLog
 	dropped   int
 	stdio     []byte
+	raw       [][]byte // content_write bodies (rawcontent.go)
+	rawBytes  int
 	fetched   []byte // the last http_fetch response, for http_read
 	fetches   int
 	// initializing marks the state of _initialize and start functions, where
@@ -99,7 +101,7 @@ func inputRead(ctx context.Context, mod api.Module, stack []uint64) {
 func outputWrite(ctx context.Context, mod api.Module, stack []uint64) {
 	st := enter(ctx, abi.ImportOutputWrite)
 	src := view(mod, abi.ImportOutputWrite, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
-	if st.overLimit || len(st.output)+len(src) > st.outLimit {
+	if st.overLimit || len(st.output)+st.rawBytes+len(src) > st.outLimit {
 		st.overLimit = true
 		stack[0] = api.EncodeI32(abi.ResultOverLimit)
 		return
@@ -165,6 +167,7 @@ func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress) e
 	def(abi.ImportOutputWrite, outputWrite, 2, 1)
 	def(abi.ImportLog, logImport, 3, 0)
 	def(abi.ImportConfigGet, configGet, 4, 1)
+	def(abi.ImportContentWrite, contentWrite, 2, 1)
 	hctx := ctx
 	if eg != nil {
 		def(abi.ImportHTTPFetch, eg.httpFetch, 2, 1)

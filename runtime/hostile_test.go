@@ -228,6 +228,16 @@ var callCases = []callCase{
 	{name: "trap/unreachable-1MiB", fixture: "traps", op: abi.OpRead, arg: "evil:unreachable", want: abi.ErrTrap,
 		cfg: func(_ *testing.T, c runtime.ProviderConfig) runtime.ProviderConfig { return c.WithMemoryLimit(1 << 20) }},
 	{name: "abort", fixture: "env_abort", op: abi.OpRead, arg: "evil:abort", want: abi.ErrTrap},
+	// content_write (ABI §6.3): used rightly it is text and a blob; every
+	// misuse is a violation, and bodies count toward the output limit.
+	{name: "raw/ok", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawok", text: "hi"},
+	{name: "raw/badidx", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawbadidx", want: abi.ErrViolation},
+	{name: "raw/reuse", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawreuse", want: abi.ErrViolation},
+	{name: "raw/unused", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawunused", want: abi.ErrViolation},
+	{name: "raw/utf8", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawutf8", want: abi.ErrViolation},
+	{name: "raw/both", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawboth", want: abi.ErrViolation},
+	{name: "raw/huge", fixture: "raw_content", op: abi.OpRead, arg: "evil:rawhuge", want: abi.ErrOutputTooLarge},
+	{name: "raw/list", fixture: "raw_content", op: abi.OpList, arg: "evil:rawlist", want: abi.ErrViolation},
 	// proc_exit cannot forge a timeout or a cancellation: every code is a trap.
 	{name: "proc_exit/deadline-code", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exitdeadline", want: abi.ErrTrap},
 	{name: "proc_exit/cancel-code", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exitcancel", want: abi.ErrTrap},

@@ -49,12 +49,13 @@ type hostImport struct {
 }
 
 var abiImports = map[string]hostImport{
-	abi.ImportInputRead:   {2, 1},
-	abi.ImportOutputWrite: {2, 1},
-	abi.ImportLog:         {3, 0},
-	abi.ImportConfigGet:   {4, 1},
-	abi.ImportHTTPFetch:   {2, 1},
-	abi.ImportHTTPRead:    {2, 1},
+	abi.ImportInputRead:    {2, 1},
+	abi.ImportOutputWrite:  {2, 1},
+	abi.ImportLog:          {3, 0},
+	abi.ImportConfigGet:    {4, 1},
+	abi.ImportContentWrite: {2, 1},
+	abi.ImportHTTPFetch:    {2, 1},
+	abi.ImportHTTPRead:     {2, 1},
 }
 
 // httpImports are linked only for providers granted outbound HTTP.

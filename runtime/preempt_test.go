@@ -61,3 +61,17 @@ func TestPreemptImportRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrForbiddenImport)
 	require.Contains(t, err.Error(), wasmbin.PreemptModule)
 }
+
+// TestRawBlob: a blob handed over with content_write reaches the caller as
+// the base64 of its bytes.
+func TestRawBlob(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/hostile/raw_content.wasm")
+	require.NoError(t, err)
+	p := load(t, newTestRuntime(t, NewConfig()), wasm, NewProviderConfig())
+	r, err := p.Read(t.Context(), "evil:rawblob")
+	require.NoError(t, err)
+	require.Len(t, r.Contents, 1)
+	require.Nil(t, r.Contents[0].Text)
+	require.Equal(t, "//4=", *r.Contents[0].Blob)
+	require.Nil(t, r.Contents[0].RawBlob)
+}

@@ -285,6 +285,46 @@ void mcpw_out_json_string(const char *s, size_t n) { mcpw_buf_json_string(&out, 
 
 void mcpw_out_json_cstr(const char *s) { mcpw_out_json_string(s, strlen(s)); }
 
+/* utf8_valid reports whether s[0..n) is valid UTF-8. */
+static int utf8_valid(const char *s, size_t n) {
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t l = utf8_len(p + i, n - i);
+		if (l == 0)
+			return 0;
+		i += l;
+	}
+	return 1;
+}
+
+static void out_raw_ref(const char *key, const void *data, size_t n) {
+	if (n > INT32_MAX) {
+		out.failed = 1;
+		return;
+	}
+	int32_t idx = mcpw_content_write(data, (int32_t)n);
+	if (idx < 0) {
+		out.failed = 1; /* over the output limit: the host fails the call */
+		return;
+	}
+	mcpw_buf_printf(&out, ",\"%s\":%d", key, (int)idx);
+}
+
+void mcpw_out_text_content(const char *s, size_t n) {
+	if (!utf8_valid(s, n)) {
+		mcpw_out(",\"text\":");
+		mcpw_out_json_string(s, n);
+		return;
+	}
+	out_raw_ref("rawText", s, n);
+}
+
+void mcpw_out_blob_content(const void *data, size_t n) { out_raw_ref("rawBlob", data, n); }
+
 void mcpw_out_base64(const void *data, size_t n) {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *p = data;

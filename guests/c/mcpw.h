@@ -99,6 +99,9 @@ MCPW_IMPORT("output_write") int32_t mcpw_output_write(const void *ptr, int32_t l
 MCPW_IMPORT("log") void mcpw_log_write(int32_t level, const void *ptr, int32_t len);
 /* Returns the value length and copies it if it fits in cap; -1 if not granted. */
 MCPW_IMPORT("config_get") int32_t mcpw_config_get_raw(const void *key, int32_t key_len, void *val, int32_t cap);
+/* Hands a read content's bytes to the host as they are; returns their index
+ * (for "rawText"/"rawBlob") or -2 past the output limit. See ABI §6.3. */
+MCPW_IMPORT("content_write") int32_t mcpw_content_write(const void *ptr, int32_t len);
 /* Sends the FetchRequest JSON at req; returns the length of the held answer.
  * Linked only for providers granted outbound HTTP (use mcpw_http_fetch). */
 MCPW_IMPORT("http_fetch") int32_t mcpw_http_fetch_raw(const void *req, int32_t len);
@@ -156,6 +159,12 @@ void mcpw_out_json_cstr(const char *s);
 void mcpw_out_int(int64_t v);
 /* Appends data[0..n) as a quoted, standard, padded base64 JSON string (for "blob"). */
 void mcpw_out_base64(const void *data, size_t n);
+/* Read contents handed over as they are (ABI §6.3), with no escaping or
+ * base64 in the guest: appends ,"rawText":N for s[0..n), which must be
+ * valid UTF-8 (else it is sent escaped as ,"text":"..." with U+FFFD), or
+ * ,"rawBlob":N for data[0..n). Write them where "text" or "blob" would go. */
+void mcpw_out_text_content(const char *s, size_t n);
+void mcpw_out_blob_content(const void *data, size_t n);
 /* Appends printf-formatted raw text (see mcpw_buf_printf). Never pass
  * untrusted strings through %s here: they are not escaped. */
 void mcpw_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

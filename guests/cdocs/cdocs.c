@@ -184,11 +184,11 @@ MCPW_EXPORT(read) int32_t cdocs_read(int32_t in_len) {
 		mcpw_buf_free(&b);
 		return mcpw_error(MCPW_INTERNAL, "out of memory rendering the document");
 	}
-	mcpw_out_printf("{\"contents\":[{\"uri\":\"" PREFIX "%s\",\"mimeType\":\"%s\",\"%s\":", d->name, d->mime, d->blob ? "blob" : "text");
+	mcpw_out_printf("{\"contents\":[{\"uri\":\"" PREFIX "%s\",\"mimeType\":\"%s\"", d->name, d->mime);
 	if (d->blob)
-		mcpw_out_base64(b.data, b.len);
+		mcpw_out_blob_content(b.data, b.len);
 	else
-		mcpw_out_json_string(b.data ? b.data : "", b.len);
+		mcpw_out_text_content(b.data ? b.data : "", b.len);
 	mcpw_out("}]}");
 	mcpw_buf_free(&b);
 	return mcpw_ok();

@@ -189,13 +189,10 @@ MCPW_EXPORT(read) int32_t catalog_read(int32_t in_len) {
 	mcpw_out_json_cstr(uri);
 	mcpw_out(",\"mimeType\":");
 	mcpw_out_json_cstr(it->mime_type);
-	if (it->text) {
-		mcpw_out(",\"text\":");
-		mcpw_out_json_cstr(it->text);
-	} else {
-		mcpw_out(",\"blob\":");
-		mcpw_out_base64(it->blob, it->blob_len);
-	}
+	if (it->text)
+		mcpw_out_text_content(it->text, strlen(it->text));
+	else
+		mcpw_out_blob_content(it->blob, it->blob_len);
 	mcpw_out("}]}");
 	free(uri);
 	return mcpw_ok();

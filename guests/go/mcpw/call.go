@@ -72,11 +72,25 @@ func (h *handler) read(ctx context.Context, input, out []byte) ([]byte, error) {
 		return nil, err
 	}
 	if !h.check.readResult(r) {
-		if err := h.rejected(ctx, opRead, r.Validate(h.desc.URISpace)); err != nil {
+		if err := h.rejected(ctx, opRead, wireForm(r).Validate(h.desc.URISpace)); err != nil {
 			return nil, err
 		}
 	}
 	return encodeResult(out, r)
+}
+
+// wireForm is r as the host will see it: a blob given as Data is checked
+// as the base64 the host makes of it.
+func wireForm(r *abi.ReadResult) *abi.ReadResult {
+	w := *r
+	w.Contents = append([]abi.Content(nil), r.Contents...)
+	for i := range w.Contents {
+		if c := &w.Contents[i]; c.Data != nil && c.Blob == nil {
+			s := encodeBase64(c.Data)
+			c.Blob, c.Data = &s, nil
+		}
+	}
+	return &w
 }
 
 func (h *handler) complete(ctx context.Context, input, out []byte) ([]byte, error) {

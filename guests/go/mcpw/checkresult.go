@@ -11,7 +11,8 @@ func (c *checker) readResult(r *abi.ReadResult) bool {
 	}
 	for i := range r.Contents {
 		x := &r.Contents[i]
-		if !c.owned(x.URI) || !c.mimeOK(x.MIMEType) || (x.Text == nil) == (x.Blob == nil) {
+		if !c.owned(x.URI) || !c.mimeOK(x.MIMEType) || b2i(x.Text != nil)+b2i(x.Blob != nil)+b2i(x.Data != nil) != 1 ||
+			x.RawText != nil || x.RawBlob != nil {
 			return false
 		}
 		if x.Blob != nil && !base64OK(*x.Blob) {
@@ -76,4 +77,11 @@ func (c *checker) changesResult(r *abi.ChangesResult) bool {
 		}
 	}
 	return true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

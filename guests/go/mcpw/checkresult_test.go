@@ -106,9 +106,20 @@ func TestCheckerPassesTypicalResults(t *testing.T) {
 		&abi.ChangesResult{Cursor: "c", Updated: []string{"fake:///a"}, ListChanged: true},
 	}
 	for _, v := range results {
-		require.NoError(t, abiCheck(v))
+		require.NoError(t, abiCheck(onTheWire(t, v)))
 		require.True(t, fastCheck(c, v), "%#v", v)
 	}
+}
+
+// onTheWire is v as the host decodes it from what the SDK sends (outside
+// wasm, contents travel inline: text escaped, blobs in base64).
+func onTheWire(t *testing.T, v any) any {
+	t.Helper()
+	b, err := appendPayload(nil, v)
+	require.NoError(t, err)
+	out := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+	require.NoError(t, abi.Decode(b, out))
+	return out
 }
 
 func TestCheckerLeavesOtherSpacesToAbi(t *testing.T) {

@@ -10,8 +10,11 @@ func Text(uri, mimeType, s string) abi.Content {
 	return abi.Content{URI: uri, MIMEType: mimeType, Text: &s}
 }
 
-// Blob returns a binary content, base64-encoded as the ABI requires.
+// Blob returns a binary content. Its bytes are handed to the host as they
+// are (content_write), not base64-encoded in the guest.
 func Blob(uri, mimeType string, b []byte) abi.Content {
-	s := encodeBase64(b)
-	return abi.Content{URI: uri, MIMEType: mimeType, Blob: &s}
+	if b == nil {
+		b = []byte{}
+	}
+	return abi.Content{URI: uri, MIMEType: mimeType, Data: b}
 }

@@ -22,9 +22,9 @@ func TestContentHelpers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.wantText, tt.c.Text)
-			require.Equal(t, tt.wantBlob, tt.c.Blob)
-			r := abi.ReadResult{Contents: []abi.Content{tt.c}}
+			r := onTheWire(t, &abi.ReadResult{Contents: []abi.Content{tt.c}}).(*abi.ReadResult)
+			require.Equal(t, tt.wantText, r.Contents[0].Text)
+			require.Equal(t, tt.wantBlob, r.Contents[0].Blob)
 			require.NoError(t, r.Validate(space))
 		})
 	}

@@ -24,6 +24,23 @@ func hostLog(level uint32, ptr unsafe.Pointer, n uint32)
 //go:wasmimport mcpw_v1 config_get
 func configGet(keyPtr unsafe.Pointer, keyLen uint32, valPtr unsafe.Pointer, valCap uint32) int32
 
+//go:wasmimport mcpw_v1 content_write
+func contentWrite(ptr unsafe.Pointer, n uint32) int32
+
+// rawContent hands a read content's bytes to the host as they are and
+// returns the index to refer to them by (ABI §6.3), or -1 when the host
+// refused them (over the output limit: the call fails anyway).
+func rawContent(b []byte) int {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	if n := contentWrite(p, uint32(len(b))); n >= 0 {
+		return int(n)
+	}
+	return -1
+}
+
 // The ABI exports. Go cannot export conditionally, so every operation is
 // exported; Describe().Operations tells the host which ones to call.
 

@@ -117,6 +117,9 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
+			if v.Type().Field(i).Tag.Get("json") == "-" {
+				continue // never on the wire
+			}
 			f.field = v.Type().Field(i).Name
 			f.fill(v.Field(i), depth+1)
 		}

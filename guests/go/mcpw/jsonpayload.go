@@ -1,6 +1,12 @@
 package mcpw
 
-import "github.com/mcp-wasm/mcp-wasm/abi"
+import (
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+)
 
 // The output payloads, in the member order of their abi struct.
 
@@ -211,10 +217,27 @@ func appendReadResult(b []byte, r *abi.ReadResult) (_ []byte, ok bool) {
 				b = appendMember(b, `,"mimeType":`, c.MIMEType)
 			}
 			if c.Text != nil {
-				b = appendMember(b, `,"text":`, *c.Text)
+				if n := rawText(*c.Text); n >= 0 {
+					b = strconv.AppendInt(append(b, `,"rawText":`...), int64(n), 10)
+				} else {
+					b = appendMember(b, `,"text":`, *c.Text)
+				}
 			}
 			if c.Blob != nil {
 				b = appendMember(b, `,"blob":`, *c.Blob)
+			}
+			if c.Data != nil {
+				if n := rawContent(c.Data); n >= 0 {
+					b = strconv.AppendInt(append(b, `,"rawBlob":`...), int64(n), 10)
+				} else {
+					b = appendMember(b, `,"blob":`, encodeBase64(c.Data))
+				}
+			}
+			if c.RawText != nil {
+				b = strconv.AppendInt(append(b, `,"rawText":`...), int64(*c.RawText), 10)
+			}
+			if c.RawBlob != nil {
+				b = strconv.AppendInt(append(b, `,"rawBlob":`...), int64(*c.RawBlob), 10)
 			}
 			if c.Annotations != nil {
 				var fine bool
@@ -265,4 +288,14 @@ func appendError(b []byte, e *abi.Error) []byte {
 		b = appendMember(b, `,"message":`, e.Message)
 	}
 	return append(b, '}')
+}
+
+// rawText hands text content to the host as it is, when it is valid UTF-8
+// and the host takes raw contents; otherwise the caller sends it escaped
+// (which also replaces invalid bytes).
+func rawText(s string) int {
+	if !utf8.ValidString(s) {
+		return -1
+	}
+	return rawContent(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
