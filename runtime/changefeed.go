@@ -56,9 +56,11 @@ func (c ChangeFeedConfig) WithInterval(d time.Duration) ChangeFeedConfig { c.int
 func (c ChangeFeedConfig) WithSettle(d time.Duration) ChangeFeedConfig { c.settle = d; return c }
 
 // WithActive makes the feed call the provider only while active returns
-// true (someone would hear of a change). When it turns true again the next
-// call starts a new baseline, whose changes are dropped. Defaults to nil:
-// always active.
+// true (someone would hear of a change). The baseline is taken when the
+// feed starts, active or not, and kept while it is inactive, so that the
+// first call after it turns active reports every change to the list since
+// then: a file created just after a client connected is never folded into
+// a fresh baseline. Defaults to nil: always active.
 func (c ChangeFeedConfig) WithActive(active func() bool) ChangeFeedConfig {
 	c.active = active
 	return c
@@ -85,8 +87,8 @@ func (c ChangeFeedConfig) validate() error {
 
 // WatchChanges asks the provider what changed until ctx is done or the
 // provider is closed, and passes every non-empty answer to report (on the
-// calling goroutine). The host keeps the provider's cursor; the first call
-// is a baseline whose answer is dropped. When cfg watches directories, the
+// calling goroutine). The host keeps the provider's cursor; the first call,
+// made at once, is a baseline whose answer is dropped. When cfg watches directories, the
 // guest paths under the provider's grants that changed are passed in
 // ChangesRequest.Paths, and the provider maps them to its URIs: the host
 // never guesses a provider's URI layout. Answers are validated like every
@@ -103,8 +105,19 @@ func (p *Provider) WatchChanges(ctx context.Context, cfg ChangeFeedConfig, repor
 		f.startWatch()
 		defer f.w.Close()
 	}
+	f.baseline(ctx)
 	f.run(ctx)
 	return nil
+}
+
+// baseline takes the cursor the next changes are counted from, whether or
+// not anyone listens yet.
+func (f *feed) baseline(ctx context.Context) bool {
+	res, stop := f.call(ctx, abi.ChangesRequest{})
+	if res != nil {
+		f.cursor, f.baselined = res.Cursor, true
+	}
+	return stop
 }
 
 // feed is one WatchChanges loop; only its goroutine touches it.
@@ -164,26 +177,23 @@ func (f *feed) run(ctx context.Context) {
 	}
 }
 
-// poll makes one round: a baseline if there is none, then the changes
-// since the cursor. It reports whether the feed must stop.
+// poll makes one round: the changes since the cursor (after a baseline,
+// if the first one failed). It reports whether the feed must stop. While
+// no one listens it calls nothing and drops the changed paths, but keeps
+// the cursor: the first round once someone listens reports whatever the
+// list did meanwhile.
 func (f *feed) poll(ctx context.Context) bool {
 	if f.cfg.active != nil && !f.cfg.active() {
-		f.cursor, f.baselined, f.rescan = "", false, false
+		f.rescan = false
 		f.takePaths()
 		return false
 	}
-	baseline := !f.baselined
-	if baseline {
-		res, stop := f.call(ctx, abi.ChangesRequest{})
-		if res == nil {
+	if !f.baselined {
+		if stop := f.baseline(ctx); stop || !f.baselined {
 			return stop
 		}
-		f.cursor, f.baselined = res.Cursor, true
 	}
 	paths := f.takePaths()
-	if baseline && len(paths) == 0 {
-		return false
-	}
 	res, stop := f.call(ctx, abi.ChangesRequest{Cursor: f.cursor, Paths: paths})
 	if res == nil {
 		f.rescan = f.rescan || len(paths) > 0

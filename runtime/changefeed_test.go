@@ -131,13 +131,14 @@ func TestWatchChanges_singleFile(t *testing.T) {
 	}, waitLong, 200*time.Millisecond)
 }
 
-// TestWatchChanges_active: while no one listens the provider is not asked;
-// when someone does, a new baseline is taken first.
+// TestWatchChanges_active: while no one listens the provider is not asked,
+// after the baseline taken at the start.
 func TestWatchChanges_active(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.txt"), "a")
 	var active atomic.Bool
 	p, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load))
+	require.Eventually(t, func() bool { return p.Stats().Calls >= 2 }, waitLong, time.Millisecond, "describe at load, then the baseline")
 	calls := p.Stats().Calls
 	write(t, filepath.Join(dir, "a.txt"), "a, unheard")
 	time.Sleep(300 * time.Millisecond) // several intervals, all inactive
@@ -149,6 +150,30 @@ func TestWatchChanges_active(t *testing.T) {
 		write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
 		return r.count("file:///a.txt") > 0
 	}, waitLong, 200*time.Millisecond)
+}
+
+// TestWatchChanges_changeAtActivation: a file created the moment someone
+// starts listening, before the feed has asked anything since, is reported
+// as a list change: the baseline is the one from before, not a new one
+// that already holds the file.
+func TestWatchChanges_changeAtActivation(t *testing.T) {
+	for _, delay := range []time.Duration{0, 50 * time.Millisecond} {
+		t.Run(delay.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "a.txt"), "a")
+			var active atomic.Bool
+			p, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load))
+			// Give the feed time to take a baseline (describe at load, then
+			// the baseline: two calls), if it takes one before anyone listens.
+			for deadline := time.Now().Add(2 * time.Second); p.Stats().Calls < 2 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			active.Store(true)
+			time.Sleep(delay)
+			write(t, filepath.Join(dir, "new.txt"), "new")
+			require.Eventually(t, func() bool { return r.listChanges() > 0 }, waitLong, 10*time.Millisecond)
+		})
+	}
 }
 
 // TestWatchChanges_refusals: a provider without the changes operation, or
