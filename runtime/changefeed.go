@@ -37,6 +37,7 @@ type ChangeFeedConfig struct {
 	interval time.Duration
 	settle   time.Duration
 	active   func() bool
+	ready    func()
 	watch    bool
 	poll     bool
 }
@@ -65,6 +66,12 @@ func (c ChangeFeedConfig) WithActive(active func() bool) ChangeFeedConfig {
 	c.active = active
 	return c
 }
+
+// WithReady sets a function the feed calls once, when it has taken its
+// baseline (or failed to): changes from then on are reported. A server
+// that waits for it before taking clients announces every change they
+// could have seen. Defaults to nil.
+func (c ChangeFeedConfig) WithReady(ready func()) ChangeFeedConfig { c.ready = ready; return c }
 
 // WithDirWatch sets whether the host watches the provider's granted
 // directories and files and passes the guest paths that changed. Defaults
@@ -106,6 +113,9 @@ func (p *Provider) WatchChanges(ctx context.Context, cfg ChangeFeedConfig, repor
 		defer f.w.Close()
 	}
 	f.baseline(ctx)
+	if cfg.ready != nil {
+		cfg.ready()
+	}
 	f.run(ctx)
 	return nil
 }
