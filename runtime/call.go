@@ -15,7 +15,10 @@ import (
 // guarded runs one call: quarantine check, deadline, global slot, an
 // instance from the pool, the guest call, then strict decoding and
 // validation. A fault discards the instance and counts toward quarantine.
-func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error) error {
+//
+// files, if not nil, receives the lookups the call made under the granted
+// directories (for the read cache).
+func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *fileTrack) error {
 	if !p.calls.enter() {
 		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
 	}
@@ -46,11 +49,18 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 		}
 		return err
 	}
+	if in.track != nil {
+		in.track.reset()
+	}
 	err = p.exchange(cctx, in, op, input, out)
 	if err == nil && validate != nil {
 		if verr := validate(); verr != nil {
 			err = fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, verr)
 		}
+	}
+	if err == nil && files != nil && in.track != nil {
+		files.stamps = append(files.stamps[:0], in.track.stamps...)
+		files.overflow = in.track.overflow
 	}
 	fault := isFault(err)
 	keep := !fault && (p.cfg.recycleAfter == 0 || in.calls < p.cfg.recycleAfter)

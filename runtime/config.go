@@ -16,6 +16,7 @@ import (
 // immutable value: every With* method returns a modified copy.
 type Config struct {
 	cacheDir       string
+	readCache      int64
 	maxConcurrency int
 	logger         *slog.Logger
 	observer       Observer
@@ -24,8 +25,15 @@ type Config struct {
 // NewConfig returns the default host configuration: no disk cache, a global
 // concurrency bound of 2×GOMAXPROCS (at least 4), logs discarded.
 func NewConfig() Config {
-	return Config{maxConcurrency: max(4, 2*goruntime.GOMAXPROCS(0))}
+	return Config{maxConcurrency: max(4, 2*goruntime.GOMAXPROCS(0)), readCache: DefaultReadCache}
 }
+
+// WithReadCache sets the read cache's budget in bytes, shared by every
+// provider; 0 turns it off. A read is cached only when its cache hint allows
+// (public scope, positive ttl), for at most that ttl, and only while every
+// file it looked up under its grants is unchanged (readcache.go). Defaults
+// to DefaultReadCache (64 MiB).
+func (c Config) WithReadCache(bytes int64) Config { c.readCache = bytes; return c }
 
 // WithCacheDir sets the on-disk compilation cache directory. It is created
 // with mode 0700 and refused if it is accessible by group or others, because
@@ -45,6 +53,9 @@ func (c Config) WithMaxConcurrency(n int) Config { c.maxConcurrency = n; return 
 func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }
 
 func (c Config) validate() error {
+	if c.readCache < 0 || c.readCache > 1<<40 {
+		return fmt.Errorf("%w: read cache of %d bytes: use 0 (off) to 1 TiB", ErrConfig, c.readCache)
+	}
 	if c.maxConcurrency < 1 || c.maxConcurrency > 4096 {
 		return fmt.Errorf("%w: max concurrency %d: use 1-4096", ErrConfig, c.maxConcurrency)
 	}
@@ -120,6 +131,7 @@ type ProviderConfig struct {
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
 	grants          Grants
+	cacheHint       *abi.CacheHint    // the operator's default for results without one
 	preempt         preemptMode       // always preemptInstrument outside benchmarks
 	configValues    map[string]string // grants.Config and grants.Secrets, for config_get
 	secretValues    []string          // grants.Secrets values, masked in guest text
@@ -179,6 +191,18 @@ func (c ProviderConfig) WithRecycleAfter(n int) ProviderConfig { c.recycleAfter 
 // quarantined, and the first and largest backoff. Defaults to 5, 1s, 5m.
 func (c ProviderConfig) WithQuarantine(faults int, base, maxBackoff time.Duration) ProviderConfig {
 	c.faultThreshold, c.quarantineBase, c.quarantineMax = faults, base, maxBackoff
+	return c
+}
+
+// WithCacheHint sets the cache hint of reads whose result carries none,
+// replacing the provider's own default (its describe's). It decides what
+// the read cache keeps. Defaults to nil: the provider's.
+func (c ProviderConfig) WithCacheHint(h *abi.CacheHint) ProviderConfig {
+	if h != nil {
+		cp := *h
+		h = &cp
+	}
+	c.cacheHint = h
 	return c
 }
 

@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 )
 
 // openGrant opens a granted host path for mounting, as a rootFS (see
@@ -15,7 +13,7 @@ import (
 // one-file directory over an os.Root of the file's real parent directory,
 // holding only that file under its granted name. root is what the provider
 // closes when it closes.
-func openGrant(hostPath string) (fsys experimentalsys.FS, root *os.Root, err error) {
+func openGrant(hostPath string) (fsys *rootFS, root *os.Root, err error) {
 	fi, err := os.Stat(hostPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: granted path: %w: grant an existing directory or file", ErrConfig, err)
@@ -26,7 +24,7 @@ func openGrant(hostPath string) (fsys experimentalsys.FS, root *os.Root, err err
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: open granted directory: %w", ErrConfig, err)
 		}
-		return &rootFS{root: root}, root, nil
+		return &rootFS{root: root, host: hostPath}, root, nil
 	case fi.Mode().IsRegular():
 		// The operator named hostPath, so its symlinks are the operator's:
 		// resolve them once, here. The guest can then reach only the name
@@ -39,7 +37,7 @@ func openGrant(hostPath string) (fsys experimentalsys.FS, root *os.Root, err err
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: open the directory of granted file %s: %w", ErrConfig, hostPath, err)
 		}
-		return &rootFS{root: root, only: filepath.Base(hostPath), onlyHost: filepath.Base(real)}, root, nil
+		return &rootFS{root: root, host: filepath.Dir(real), only: filepath.Base(hostPath), onlyHost: filepath.Base(real)}, root, nil
 	default:
 		return nil, nil, fmt.Errorf("%w: granted path %s is neither a directory nor a regular file (%s): grant a directory or a regular file", ErrConfig, hostPath, fi.Mode().Type())
 	}

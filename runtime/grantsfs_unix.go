@@ -56,3 +56,12 @@ var processIDs = sync.OnceValue(func() ids {
 	}
 	return out
 })
+
+// inodeAndCtime returns a file's inode number and change time.
+func inodeAndCtime(fi fs.FileInfo) (uint64, int64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
+	}
+	return uint64(st.Ino), statCtime(st)
+}

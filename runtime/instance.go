@@ -19,6 +19,7 @@ type instance struct {
 	sink  *stdioSink
 	stack [1]uint64
 	calls int
+	track *fileTrack // the lookups of the current call under granted directories
 }
 
 // newInstance instantiates compiled, running _initialize under ctx. Export

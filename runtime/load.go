@@ -156,11 +156,9 @@ func (p *Provider) initialize(ctx context.Context) error {
 	}
 	// The describe instance ran without mounts; the pool's instances get them.
 	first.close(ctx)
-	fsCfg, err := p.mounts()
-	if err != nil {
+	if err := p.mounts(); err != nil {
 		return err
 	}
-	p.modCfg = p.modCfg.WithFSConfig(fsCfg)
 	in, err := p.newInstance(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate with granted directories: %w", ErrInit, err)
@@ -196,22 +194,42 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 
 // mounts opens each granted directory (or single file, see openGrant) as
 // a read-only rootFS on an os.Root, which refuses paths and symlinks that
-// leave it, and mounts it.
-func (p *Provider) mounts() (wazero.FSConfig, error) {
-	fsCfg := wazero.NewFSConfig()
+// leave it. Each instance mounts copies of them (instanceConfig).
+func (p *Provider) mounts() error {
 	for i, g := range p.cfg.grants.Dirs {
 		guest, ok := p.guestMount(i, g)
 		if !ok {
-			return nil, fmt.Errorf("%w: the operator granted %d directories but provider %q requests fewer: remove the extra grant or give it a guest path", ErrConfig, len(p.cfg.grants.Dirs), p.name)
+			return fmt.Errorf("%w: the operator granted %d directories but provider %q requests fewer: remove the extra grant or give it a guest path", ErrConfig, len(p.cfg.grants.Dirs), p.name)
 		}
 		fsys, root, err := openGrant(g.HostPath)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.roots = append(p.roots, root)
-		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(fsys, guest)
+		p.mountFS = append(p.mountFS, guestMountFS{guest: guest, fs: fsys})
 	}
-	return fsCfg, nil
+	return nil
+}
+
+// guestMountFS is one granted directory and where the guest sees it.
+type guestMountFS struct {
+	guest string
+	fs    *rootFS
+}
+
+// instanceConfig is the module config of a new instance: its mounts record
+// the lookups of its calls into track, for the read cache.
+func (p *Provider) instanceConfig(track *fileTrack) wazero.ModuleConfig {
+	if len(p.mountFS) == 0 {
+		return p.modCfg
+	}
+	fsCfg := wazero.NewFSConfig()
+	for _, m := range p.mountFS {
+		own := *m.fs
+		own.track = track
+		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
+	}
+	return p.modCfg.WithFSConfig(fsCfg)
 }
 
 // guestMount is where the i-th grant g is mounted in the guest: its own
@@ -235,7 +253,11 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	st := p.newState(nil)
 	st.initializing = true
 	start := time.Now()
-	in, err := newInstance(ictx, p.wr, p.compiled, p.modCfg, st)
+	track := &fileTrack{}
+	in, err := newInstance(ictx, p.wr, p.compiled, p.instanceConfig(track), st)
+	if in != nil {
+		in.track = track
+	}
 	p.flushLogs(ctx, "initialize", st)
 	if err != nil {
 		return nil, classify(err, nil, 0, 0)

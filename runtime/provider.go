@@ -26,6 +26,7 @@ type Provider struct {
 	wr       wazero.Runtime
 	compiled wazero.CompiledModule
 	modCfg   wazero.ModuleConfig
+	mountFS  []guestMountFS
 	exports  map[string]bool
 	desc     abi.Describe
 	space    abi.URISpace
@@ -41,6 +42,7 @@ type Provider struct {
 
 type counters struct {
 	calls, faults, domainErrors, instantiated atomic.Uint64
+	cacheHits, cacheMisses                    atomic.Uint64
 	memHighWater                              atomic.Uint32
 }
 
@@ -55,6 +57,8 @@ type Stats struct {
 	Quarantined  bool
 	Until        time.Time // end of the current quarantine
 	Quarantines  int       // times quarantined
+	CacheHits    uint64    // reads answered from the read cache
+	CacheMisses  uint64    // reads that ran the guest while the cache was on
 }
 
 // Name is the provider's declared name.
@@ -73,6 +77,7 @@ func (p *Provider) Stats() Stats {
 		Calls: p.stats.calls.Load(), Faults: p.stats.faults.Load(), DomainErrors: p.stats.domainErrors.Load(),
 		Instantiated: p.stats.instantiated.Load(), Live: p.pool.liveCount(), MemoryHigh: p.stats.memHighWater.Load(),
 		Quarantined: q, Until: until, Quarantines: n,
+		CacheHits: p.stats.cacheHits.Load(), CacheMisses: p.stats.cacheMisses.Load(),
 	}
 }
 
@@ -94,6 +99,7 @@ func (p *Provider) Close(ctx context.Context) error {
 		p.log.Warn("closing provider with calls still in flight", "waited", 2*p.cfg.timeout)
 	}
 	p.pool.close(ctx)
+	p.rt.reads.dropProvider(p)
 	p.closeAll(ctx)
 	return nil
 }
@@ -132,11 +138,35 @@ func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error
 	if !p.space.Owns(u) {
 		return nil, fmt.Errorf("%w: uri is outside provider %q's uri space", abi.ErrBadInput, p.name)
 	}
+	cache := p.rt.reads
+	if r, ok := cache.get(p, uri, time.Now()); ok {
+		p.stats.cacheHits.Add(1)
+		return r, nil
+	}
 	var out abi.ReadResult
-	if err := p.run(ctx, abi.OpRead, abi.ReadRequest{URI: uri}, &out, func() error { return out.Validate(p.space) }); err != nil {
+	var files fileTrack
+	if err := p.runTracked(ctx, abi.OpRead, abi.ReadRequest{URI: uri}, &out, func() error { return out.Validate(p.space) }, &files); err != nil {
 		return nil, err
 	}
+	if cache != nil {
+		p.stats.cacheMisses.Add(1)
+		if until, ok := cacheable(p.cacheHint(&out), time.Now()); ok && !files.overflow {
+			cache.put(p, uri, &out, until, files.stamps)
+		}
+	}
 	return &out, nil
+}
+
+// cacheHint is the hint a read is cached by: its own, else the operator's
+// default (ProviderConfig.WithCacheHint), else the provider's describe.
+func (p *Provider) cacheHint(r *abi.ReadResult) *abi.CacheHint {
+	switch {
+	case r.Cache != nil:
+		return r.Cache
+	case p.cfg.cacheHint != nil:
+		return p.cfg.cacheHint
+	}
+	return p.desc.Cache
 }
 
 // Complete returns completion values for a template argument.
@@ -167,7 +197,13 @@ func (p *Provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.Ch
 func (p *Provider) Supports(op string) bool { return p.ops[op] }
 
 // run encodes the input and performs one guarded call of op.
-func (p *Provider) run(ctx context.Context, op string, in any, out any, validate func() error) (err error) {
+func (p *Provider) run(ctx context.Context, op string, in any, out any, validate func() error) error {
+	return p.runTracked(ctx, op, in, out, validate, nil)
+}
+
+// runTracked is run, recording the call's lookups under granted
+// directories into files (when not nil).
+func (p *Provider) runTracked(ctx context.Context, op string, in any, out any, validate func() error, files *fileTrack) (err error) {
 	defer p.observe(op, time.Now(), &err)
 	if p.closed.Load() {
 		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
@@ -185,7 +221,7 @@ func (p *Provider) run(ctx context.Context, op string, in any, out any, validate
 	if len(input) > maxInput {
 		return fmt.Errorf("%w: input is %d bytes, limit %d", abi.ErrBadInput, len(input), maxInput)
 	}
-	return p.guarded(ctx, op, input, out, validate)
+	return p.guarded(ctx, op, input, out, validate, files)
 }
 
 // maxInput bounds the input JSON of one call.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
@@ -33,6 +34,10 @@ import (
 type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
+	host string // the root's host path
+	// track, in an instance's copy of the mount, records the lookups of
+	// the instance's current call (readcache.go).
+	track *fileTrack
 	// only, when set, is the one name this directory holds (a single-file
 	// grant, see openGrant); every other name does not exist.
 	only     string
@@ -70,6 +75,7 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 	} else {
 		fi, err = r.root.Lstat(n)
 	}
+	r.record(n, follow, fi, err)
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
 	}
@@ -86,6 +92,23 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 		return sys.Stat_t{}, experimentalsys.EACCES
 	}
 	return sys.NewStat_t(fi), 0
+}
+
+// record notes a lookup for the read cache: what it found, or that the
+// name was absent (a file appearing later changes the read too).
+func (r *rootFS) record(name string, follow bool, fi fs.FileInfo, err error) {
+	if r.track == nil {
+		return
+	}
+	s := fileStamp{root: r.root, host: filepath.Join(r.host, filepath.FromSlash(name)), name: name, follow: follow}
+	switch {
+	case err == nil:
+		s.setInfo(fi)
+	case !errors.Is(err, fs.ErrNotExist):
+		r.track.overflow = true // an error the cache cannot re-check: do not cache
+		return
+	}
+	r.track.add(s)
 }
 
 // Stat implements experimentalsys.FS.
@@ -119,6 +142,7 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	} else {
 		fi, err = r.root.Stat(n)
 	}
+	r.record(n, flag&experimentalsys.O_NOFOLLOW == 0, fi, err)
 	switch {
 	case err != nil:
 		return nil, experimentalsys.UnwrapOSError(err)

@@ -38,6 +38,7 @@ type Runtime struct {
 	cfg   Config
 	cache wazero.CompilationCache
 	slots *slots
+	reads *readCache // the read cache; nil when off
 	log   *slog.Logger
 }
 
@@ -46,7 +47,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), log: cfg.logger}
+	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), reads: newReadCache(cfg.readCache), log: cfg.logger}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -88,6 +89,9 @@ func privateDir(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// ReadCacheBytes is what the read cache holds now, in bytes.
+func (r *Runtime) ReadCacheBytes() int64 { return r.reads.usage() }
 
 // Close releases the compilation cache. Providers must be closed first.
 func (r *Runtime) Close(ctx context.Context) error {
