@@ -62,7 +62,10 @@ func (n *Native) Read(ctx context.Context, uri string) (*abi.ReadResult, error) 
 		return nil, unsupported(abi.OpRead)
 	}
 	res, err := r.Read(ctx, uri)
-	return res, domainErr(err)
+	if err != nil {
+		return nil, domainErr(err)
+	}
+	return mcpw.WireForm(res), nil
 }
 
 func (n *Native) Complete(ctx context.Context, req abi.CompleteRequest) (*abi.CompleteResult, error) {

@@ -72,16 +72,18 @@ func (h *handler) read(ctx context.Context, input, out []byte) ([]byte, error) {
 		return nil, err
 	}
 	if !h.check.readResult(r) {
-		if err := h.rejected(ctx, opRead, wireForm(r).Validate(h.desc.URISpace)); err != nil {
+		if err := h.rejected(ctx, opRead, WireForm(r).Validate(h.desc.URISpace)); err != nil {
 			return nil, err
 		}
 	}
 	return encodeResult(out, r)
 }
 
-// wireForm is r as the host will see it: a blob given as Data is checked
-// as the base64 the host makes of it.
-func wireForm(r *abi.ReadResult) *abi.ReadResult {
+// WireForm is r as a host sees it once it has resolved the contents handed
+// over raw: a blob given as Data becomes the base64 the host makes of it.
+// A native host of a provider (a test, a benchmark anchor) calls it on what
+// Read returns.
+func WireForm(r *abi.ReadResult) *abi.ReadResult {
 	w := *r
 	w.Contents = append([]abi.Content(nil), r.Contents...)
 	for i := range w.Contents {
