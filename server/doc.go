@@ -47,9 +47,9 @@
 // older ones in Mcp-Session-Id sessions with a GET stream for
 // notifications (go-sdk's two handlers behind one router). Around it:
 // Host and Origin allowlists, a body limit, a per-client rate limit, caps
-// on sessions in total and per client, bearer-token or OAuth 2.1 (JWT) authentication, SSE
-// keep-alives, /healthz and /readyz, and a graceful shutdown. It refuses
-// requests whose Host or Origin is not allowed, bodies over the limit,
+// on sessions in total and per client, bearer-token or OAuth 2.1 (JWT)
+// authentication (package server/auth), SSE keep-alives, /healthz and
+// /readyz, and a graceful shutdown. It refuses requests whose Host or Origin is not allowed, bodies over the limit,
 // clients over their rate, and tokens it cannot verify, before any MCP
 // handling. Every resource access and every refusal is written to the
 // audit log (Config.WithAuditLogger).

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,8 +22,6 @@ const (
 	HealthzPath = "/healthz"
 	// ReadyzPath answers 200 when the server can serve resources, else 503.
 	ReadyzPath = "/readyz"
-	// metadataPath is the RFC 9728 protected-resource metadata.
-	metadataPath = "/.well-known/oauth-protected-resource"
 )
 
 // Health tells /readyz whether the server can serve: in mcp-wasm, whether
@@ -115,13 +112,7 @@ func (h *httpHandler) routes() error {
 		fmt.Fprintln(w, "ok")
 	})
 	h.mux.HandleFunc("GET "+ReadyzPath, h.serveReady)
-	if o := h.cfg.auth.oauth; o != nil {
-		meta := h.limited(protectedResourceMetadata(*o))
-		h.mux.Handle(metadataPath, meta)
-		if p := resourcePath(o.Resource); p != "" {
-			h.mux.Handle(metadataPath+p, meta)
-		}
-	}
+	h.authRoutes() // auth.go
 	for _, r := range h.cfg.routes {
 		if err := h.mount(r); err != nil {
 			return err
@@ -181,25 +172,6 @@ func (h *httpHandler) allow(r *http.Request) (bool, time.Duration) {
 		return true, 0
 	}
 	return h.limiter.allow(rateKey(h.clientAddr(r)))
-}
-
-// principalKey carries the authenticated principal to withTokenInfo.
-type principalKey struct{}
-
-// withTokenInfo hands the principal that authenticate established to
-// go-sdk as its auth.TokenInfo: go-sdk then binds each legacy session to
-// its subject (another subject gets 403 on it) and passes the TokenInfo to
-// handlers. auth.RequireBearerToken is the only way to set it; its
-// verifier here only looks up what was already verified.
-func withTokenInfo(next http.Handler) http.Handler {
-	verified := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, _ := ctx.Value(principalKey{}).(*principal)
-		if p == nil {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: p.subject, Scopes: p.scopes, Expiration: p.expiry}, nil
-	}
-	return auth.RequireBearerToken(verified, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: jwtLeeway})(next)
 }
 
 // ServeStreamable serves MCP over Streamable HTTP (HTTPS with WithTLS) on

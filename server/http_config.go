@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // Limits and defaults of an HTTPConfig.
@@ -51,7 +53,7 @@ type HTTPConfig struct {
 	keepAlive      time.Duration
 	sessionIdle    time.Duration
 	shutdownGrace  time.Duration
-	auth           AuthConfig
+	auth           auth.Config
 	health         Health
 	tls            *tls.Config
 	bodyTimeout    time.Duration
@@ -182,7 +184,7 @@ func (c HTTPConfig) WithShutdownGrace(d time.Duration) HTTPConfig {
 
 // WithAuth sets how requests to /mcp authenticate. Defaults to no
 // authentication.
-func (c HTTPConfig) WithAuth(a AuthConfig) HTTPConfig {
+func (c HTTPConfig) WithAuth(a auth.Config) HTTPConfig {
 	c.auth = a
 	return c
 }
@@ -259,5 +261,5 @@ func (c HTTPConfig) validate() error {
 	if c.tls != nil && len(c.tls.Certificates) == 0 && c.tls.GetCertificate == nil {
 		return fmt.Errorf("TLS configuration has no certificate: give a certificate and key")
 	}
-	return c.auth.validate()
+	return c.auth.Validate()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // httpCategory groups the transport flags in serve --help.
@@ -135,11 +136,11 @@ func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
 		return cfg, err
 	}
 	cfg = cfg.WithTrustedProxies(proxies...)
-	auth, err := authConfig(c)
+	ac, err := authConfig(c)
 	if err != nil {
 		return cfg, err
 	}
-	cfg = cfg.WithAuth(auth)
+	cfg = cfg.WithAuth(ac)
 	tlsCfg, err := tlsConfig(c.String("tls-cert"), c.String("tls-key"))
 	if err != nil {
 		return cfg, err
@@ -166,35 +167,35 @@ func trustedProxies(specs []string) ([]netip.Prefix, error) {
 
 // authConfig builds the authentication of --auth-token-file,
 // --auth-token-env and --oauth-*.
-func authConfig(c *cli.Context) (server.AuthConfig, error) {
-	auth := server.NewAuthConfig()
+func authConfig(c *cli.Context) (auth.Config, error) {
+	a := auth.NewConfig()
 	if f := c.String("auth-token-file"); f != "" {
 		tokens, err := readTokenFile(f)
 		if err != nil {
-			return auth, failure(err)
+			return a, failure(err)
 		}
 		for _, tk := range tokens {
-			auth = auth.WithStaticToken(tk.subject, tk.token)
+			a = a.WithStaticToken(tk.subject, tk.token)
 		}
 	}
 	if name := c.String("auth-token-env"); name != "" {
 		v := strings.TrimSpace(os.Getenv(name))
 		if v == "" || strings.ContainsAny(v, " \t\n") {
-			return auth, usageError("--auth-token-env %s: the variable is unset, empty or holds spaces: export %s=TOKEN", name, name)
+			return a, usageError("--auth-token-env %s: the variable is unset, empty or holds spaces: export %s=TOKEN", name, name)
 		}
-		auth = auth.WithStaticToken("env:"+name, v)
+		a = a.WithStaticToken("env:"+name, v)
 	}
 	issuer, resource := c.String("oauth-issuer"), c.String("oauth-resource")
 	if (issuer == "") != (resource == "") || (issuer == "" && (c.IsSet("oauth-audience") || c.IsSet("oauth-jwks-url") || c.IsSet("oauth-scope"))) {
-		return auth, usageError("OAuth needs both --oauth-issuer URL and --oauth-resource URL")
+		return a, usageError("OAuth needs both --oauth-issuer URL and --oauth-resource URL")
 	}
 	if issuer != "" {
-		auth = auth.WithOAuth(server.OAuthConfig{
+		a = a.WithOAuth(auth.OAuthConfig{
 			Issuer: issuer, Resource: resource, Audience: c.String("oauth-audience"),
 			JWKSURL: c.String("oauth-jwks-url"), Scopes: c.StringSlice("oauth-scope"),
 		})
 	}
-	return auth, nil
+	return a, nil
 }
 
 type fileToken struct{ subject, token string }

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"context"
@@ -10,8 +10,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// jwtLeeway is the clock skew tolerated on exp, nbf and iat.
-const jwtLeeway = 30 * time.Second
+// Leeway is the clock skew tolerated on a JWT's exp, nbf and iat; a caller
+// that checks the expiry again should tolerate the same.
+const Leeway = 30 * time.Second
 
 // jwtAlgs are the signature algorithms accepted: "none" and HMAC never.
 var jwtAlgs = []string{"RS256", "ES256"}
@@ -54,13 +55,13 @@ func newJWTVerifier(o OAuthConfig) *jwtVerifier {
 	return &jwtVerifier{
 		keys: newJWKS(o.Issuer, o.JWKSURL, o.HTTPClient),
 		parser: jwt.NewParser(jwt.WithValidMethods(jwtAlgs), jwt.WithIssuer(o.Issuer), jwt.WithAudience(aud),
-			jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(jwtLeeway)),
+			jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(Leeway)),
 	}
 }
 
 // verify checks the signature, issuer, audience and lifetime of token and
 // returns its principal. The refusal says which check failed, never more.
-func (v *jwtVerifier) verify(ctx context.Context, token string) (*principal, *authError) {
+func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, *Refusal) {
 	var claims accessClaims
 	_, err := v.parser.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
@@ -76,15 +77,15 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*principal, *au
 	if sub == "" {
 		return nil, unauthorized("invalid_token", "token has no subject")
 	}
-	p := &principal{subject: sub, scopes: claims.scopes()}
+	p := &Principal{Subject: sub, Scopes: claims.scopes()}
 	if claims.ExpiresAt != nil {
-		p.expiry = claims.ExpiresAt.Time
+		p.Expiry = claims.ExpiresAt.Time
 	}
 	return p, nil
 }
 
 // jwtRefusal maps a validation error to what the client is told.
-func jwtRefusal(err error) *authError {
+func jwtRefusal(err error) *Refusal {
 	checks := []struct {
 		err  error
 		desc string
@@ -103,7 +104,7 @@ func jwtRefusal(err error) *authError {
 	for _, c := range checks {
 		if errors.Is(err, c.err) {
 			if c.err == errKeysUnavailable {
-				return &authError{status: http.StatusServiceUnavailable, desc: "cannot verify tokens now: retry later", cause: err}
+				return &Refusal{Status: http.StatusServiceUnavailable, Desc: "cannot verify tokens now: retry later", Cause: err}
 			}
 			return unauthorized("invalid_token", c.desc)
 		}
