@@ -161,6 +161,6 @@ func TestSmallValidators(t *testing.T) {
 	require.ErrorIs(t, (&CompleteResult{Values: make([]string, 101)}).Validate(), ErrInvalid)
 	require.ErrorIs(t, (&ChangesResult{Updated: []string{"m:a"}}).Validate(URISpace{{Scheme: "n"}}), ErrForeignURI)
 	require.ErrorIs(t, (&Error{Code: "teapot"}).Validate(), ErrInvalid)
-	require.ErrorIs(t, (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "n:{x}"}}}).Validate(), ErrInvalid)
+	require.ErrorIs(t, (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "n:{x}"}}}).Validate(URISpace{{Scheme: "n"}}), ErrInvalid)
 	require.NoError(t, (&Error{Code: CodeNotFound}).Validate())
 }

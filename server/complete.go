@@ -80,7 +80,7 @@ func checkComplete(p *mcp.CompleteParams) error {
 // of tmpl (a template or a plain uri), or nil.
 func (ps *providerSet) templateOwner(tmpl string) *mount {
 	for _, m := range ps.mounts {
-		if checkTemplate(tmpl, m.space) == nil {
+		if abi.CheckTemplate(tmpl, m.space) == nil {
 			return m
 		}
 	}

@@ -121,7 +121,7 @@ func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) ([
 	}
 	out := make([]abi.ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, t := range res.ResourceTemplates {
-		if err := checkTemplate(t.URITemplate, m.space); err != nil {
+		if err := abi.CheckTemplate(t.URITemplate, m.space); err != nil {
 			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
 			continue
 		}
