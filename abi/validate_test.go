@@ -164,3 +164,10 @@ func TestSmallValidators(t *testing.T) {
 	require.ErrorIs(t, (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "n:{x}"}}}).Validate(URISpace{{Scheme: "n"}}), ErrInvalid)
 	require.NoError(t, (&Error{Code: CodeNotFound}).Validate())
 }
+
+func TestKindOf(t *testing.T) {
+	require.ErrorIs(t, KindOf(CodeNotFound), ErrNotFound)
+	require.ErrorIs(t, KindOf(CodeInvalidParams), ErrInvalidParams)
+	require.ErrorIs(t, KindOf(CodeInternal), ErrProviderInternal)
+	require.ErrorIs(t, KindOf("teapot"), ErrProviderInternal, "an unknown code is never mistaken for a client's fault")
+}

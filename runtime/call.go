@@ -120,7 +120,7 @@ func domainError(op string, output []byte, redact func(string) string) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("%w: %s error output: %w", abi.ErrViolation, op, err)
 	}
-	kind := map[string]error{abi.CodeNotFound: abi.ErrNotFound, abi.CodeInvalidParams: abi.ErrInvalidParams, abi.CodeInternal: abi.ErrProviderInternal}[e.Code]
+	kind := abi.KindOf(e.Code)
 	if e.Message == "" {
 		return kind
 	}
