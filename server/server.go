@@ -79,7 +79,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // mountAll describes and validates every provider, sorts them by name and
-// refuses duplicate names and overlapping uri spaces.
+// refuses duplicate names and overlapping uri spaces (abi.Conflicts; a
+// duplicate name is reported first).
 func mountAll(ps []Provider, log *slog.Logger) ([]*mount, error) {
 	mounts := make([]*mount, 0, len(ps))
 	for _, p := range ps {
@@ -90,32 +91,25 @@ func mountAll(ps []Provider, log *slog.Logger) ([]*mount, error) {
 		mounts = append(mounts, newMount(p, d, log))
 	}
 	slices.SortFunc(mounts, func(a, b *mount) int { return cmp.Compare(a.name, b.name) })
-	for i := 1; i < len(mounts); i++ {
-		if mounts[i].name == mounts[i-1].name {
-			return nil, fmt.Errorf("%w: two providers are named %q: load only one of them", ErrDuplicateName, mounts[i].name)
-		}
+	descs := make([]abi.Describe, len(mounts))
+	for i, m := range mounts {
+		descs[i] = abi.Describe{Name: m.name, URISpace: m.space}
 	}
-	for i, a := range mounts {
-		for _, b := range mounts[i+1:] {
-			if err := checkDisjoint(a, b); err != nil {
-				return nil, err
-			}
-		}
+	if cs := abi.Conflicts(descs); len(cs) > 0 {
+		i := max(0, slices.IndexFunc(cs, func(c abi.Conflict) bool { return c.SameName }))
+		return nil, conflictError(cs[i], descs)
 	}
 	return mounts, nil
 }
 
-func checkDisjoint(a, b *mount) error {
-	for _, ra := range a.space {
-		for _, rb := range b.space {
-			if ra.Overlaps(rb) {
-				return fmt.Errorf("%w: provider %q claims %s and provider %q claims %s: "+
-					"load only one of them, or configure them with disjoint uri spaces (another scheme, authority or path prefix)",
-					ErrOverlap, a.name, ra, b.name, rb)
-			}
-		}
+// conflictError says why two providers cannot be served together, and the fix.
+func conflictError(c abi.Conflict, descs []abi.Describe) error {
+	if c.SameName {
+		return fmt.Errorf("%w: two providers are named %q: load only one of them", ErrDuplicateName, c.Name)
 	}
-	return nil
+	return fmt.Errorf("%w: provider %q claims %s and provider %q claims %s: "+
+		"load only one of them, or configure them with disjoint uri spaces (another scheme, authority or path prefix)",
+		ErrOverlap, descs[c.A].Name, c.RootA, descs[c.B].Name, c.RootB)
 }
 
 // listCacheHint is the cache hint of every list page: never fresh (ttl 0),

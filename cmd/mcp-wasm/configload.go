@@ -97,36 +97,26 @@ func override(cc *checkedConfig, spec providerSpec, p *runtime.Provider) (*serve
 }
 
 // checkSet refuses two providers with one name or with overlapping uri
-// spaces, naming both lines. server.New and SetProviders check the same
-// and stay the final word; this only says where in the file to look.
+// spaces (abi.Conflicts), naming both lines. server.New and SetProviders
+// apply the same rule and stay the final word; this only says where in the
+// file to look.
 func checkSet(cc *checkedConfig, set providerSet) []string {
+	descs := make([]abi.Describe, len(set))
+	for i, s := range set {
+		descs[i] = s.desc
+	}
 	var problems []string
-	for i, a := range set {
-		for j := i + 1; j < len(set); j++ {
-			b := set[j]
-			pa, pb := cc.providers[i], cc.providers[j]
-			if a.desc.Name == b.desc.Name {
-				problems = append(problems, fmt.Sprintf("%s: provider name %q is also used by %s at line %d: "+
-					"give one of them another \"name\"", cc.where(pb, ""), b.desc.Name, pa.path, cc.src.line(pa.path)))
-			}
-			if ra, rb, ok := overlap(a.desc, b.desc); ok {
-				problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s at line %d: "+
-					"give one of them a \"mount\" (e.g. \"mount\": \"docs\" serves docs+file:///...), or serve only one", cc.where(pb, ""), rb, ra, pa.path, cc.src.line(pa.path)))
-			}
+	for _, c := range abi.Conflicts(descs) {
+		pa, pb := cc.providers[c.A], cc.providers[c.B]
+		if c.SameName {
+			problems = append(problems, fmt.Sprintf("%s: provider name %q is also used by %s at line %d: "+
+				"give one of them another \"name\"", cc.where(pb, ""), c.Name, pa.path, cc.src.line(pa.path)))
+		} else {
+			problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s at line %d: "+
+				"give one of them a \"mount\" (e.g. \"mount\": \"docs\" serves docs+file:///...), or serve only one", cc.where(pb, ""), c.RootB, c.RootA, pa.path, cc.src.line(pa.path)))
 		}
 	}
 	return problems
-}
-
-func overlap(a, b abi.Describe) (abi.URIRoot, abi.URIRoot, bool) {
-	for _, ra := range a.URISpace {
-		for _, rb := range b.URISpace {
-			if ra.Overlaps(rb) {
-				return ra, rb, true
-			}
-		}
-	}
-	return abi.URIRoot{}, abi.URIRoot{}, false
 }
 
 // summary describes a loaded set for validate and the logs, one provider a
