@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -40,7 +42,7 @@ func callAction(c *cli.Context) error {
 	if len(args) < 2 {
 		return usageError("call needs MODULE.wasm and an operation (describe, list, templates, read, complete, changes)")
 	}
-	cfg, err := providerConfig(c)
+	spec, err := providerFromFlags(c)
 	if err != nil {
 		return err
 	}
@@ -49,7 +51,11 @@ func callAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(c.Context)
-	p, err := rt.LoadFile(c.Context, args[0], cfg)
+	m, err := resolver()(c.Context, config.ModuleRef(args[0]), spec.Limits.ModuleSizeLimit())
+	var p *runtime.Provider
+	if err == nil {
+		p, err = rt.Load(c.Context, filepath.Base(args[0]), m.Wasm, spec.RuntimeConfig())
+	}
 	if err != nil {
 		return failure(fmt.Errorf("load %s: %w", args[0], err))
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/server"
 	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
@@ -118,7 +118,7 @@ func listenAddr(s string) (string, error) {
 }
 
 func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
-	maxBody, err := parseSize(c.String("max-body"))
+	maxBody, err := config.ParseSize(c.String("max-body"))
 	if err != nil {
 		return server.HTTPConfig{}, usageError("--max-body: %v", err)
 	}
@@ -271,7 +271,7 @@ func auditLogger(c *cli.Context, log *slog.Logger) (*slog.Logger, func() error, 
 
 // serve serves srv on the transport until c.Context is done. On HTTP,
 // requests in flight get grace to finish at shutdown.
-func (t *transport) serve(c *cli.Context, srv *server.Server, log *slog.Logger, providers int, grace time.Duration) error {
+func (t *transport) serve(c *cli.Context, srv *server.Server, health server.Health, log *slog.Logger, providers int, grace time.Duration) error {
 	if t.addr == "" {
 		log.Info("serving MCP over stdio", "providers", providers)
 		return srv.ServeStdio(c.Context, c.App.Reader, c.App.Writer)
@@ -288,20 +288,7 @@ func (t *transport) serve(c *cli.Context, srv *server.Server, log *slog.Logger, 
 	// Tests and scripts find the bound address (--http 127.0.0.1:0) here.
 	fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving MCP on %s\n", url)
 	log.Info("serving MCP over Streamable HTTP", "url", url, "providers", providers)
-	cfg := t.cfg.WithHealth(readiness{srv}).WithShutdownGrace(grace)
+	// /readyz: ready while some provider served now is not quarantined.
+	cfg := t.cfg.WithHealth(health).WithShutdownGrace(grace)
 	return srv.ServeStreamable(c.Context, ln, cfg)
-}
-
-// readiness is /readyz: ready while some provider served now is not
-// quarantined.
-type readiness struct{ srv *server.Server }
-
-func (r readiness) Ready() bool {
-	for _, p := range r.srv.Providers() {
-		st, ok := p.(interface{ Stats() runtime.Stats })
-		if !ok || !st.Stats().Quarantined {
-			return true
-		}
-	}
-	return false
 }

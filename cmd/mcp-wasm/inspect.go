@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -30,7 +30,7 @@ func inspectCommand() *cli.Command {
 				return usageError("inspect takes one MODULE.wasm argument")
 			}
 			path := c.Args().First()
-			cfg, err := providerConfig(c)
+			spec, err := providerFromFlags(c)
 			if err != nil {
 				return err
 			}
@@ -39,11 +39,11 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			defer rt.Close(c.Context)
-			wasm, err := readModule(path, c.String("max-module-size"))
+			m, err := resolver()(c.Context, config.ModuleRef(path), spec.Limits.ModuleSizeLimit())
 			if err != nil {
-				return failure(err)
+				return failure(fmt.Errorf("read module: %w", err))
 			}
-			rep := rt.Inspect(c.Context, filepath.Base(path), wasm, cfg)
+			rep := rt.Inspect(c.Context, filepath.Base(path), m.Wasm, spec.RuntimeConfig())
 			if c.Bool("json") {
 				if err := writeJSON(c.App.Writer, rep); err != nil {
 					return failure(err)
@@ -57,23 +57,6 @@ func inspectCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// readModule reads a module file, refusing one over the size limit without
-// reading it.
-func readModule(path, limit string) ([]byte, error) {
-	n, err := parseSize(limit)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read module: %w", err)
-	}
-	if uint64(fi.Size()) > n {
-		return nil, fmt.Errorf("%w: %s is %d bytes, limit is %d: raise --max-module-size", runtime.ErrModuleTooLarge, path, fi.Size(), n)
-	}
-	return os.ReadFile(path)
 }
 
 // printReport prints an inspect report for a person. Every guest string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -24,28 +25,46 @@ func limitFlags() []cli.Flag {
 	)
 }
 
-// providerConfig turns the limit flags into a runtime.ProviderConfig.
-func providerConfig(c *cli.Context) (runtime.ProviderConfig, error) {
-	cfg := runtime.NewProviderConfig().WithTimeout(c.Duration("timeout")).
-		WithPoolSize(c.Int("pool-size")).WithRecycleAfter(c.Int("recycle-after"))
+// providerFromFlags turns the limit and grant flags into a provider spec
+// (its module is the caller's to set).
+func providerFromFlags(c *cli.Context) (config.Provider, error) {
+	var p config.Provider
 	sizes := map[string]uint64{}
 	for _, name := range []string{"memory", "max-output", "max-module-size"} {
-		n, err := parseSize(c.String(name))
+		n, err := config.ParseSize(c.String(name))
 		if err != nil {
-			return cfg, usageError("--%s: %v", name, err)
+			return p, usageError("--%s: %v", name, err)
 		}
 		sizes[name] = n
 	}
-	cfg = cfg.WithMemoryLimit(sizes["memory"]).WithOutputLimit(int(min(sizes["max-output"], 1<<40))).
-		WithModuleSizeLimit(int(min(sizes["max-module-size"], 1<<40)))
+	p.Limits = config.Limits{
+		Timeout: c.Duration("timeout"), Memory: sizes["memory"],
+		Output: config.ClampInt(sizes["max-output"]), ModuleSize: config.ClampInt(sizes["max-module-size"]),
+		PoolSize: c.Int("pool-size"), RecycleAfter: c.Int("recycle-after"),
+	}
+	if err := refuseZeroLimits(p.Limits); err != nil {
+		return p, err
+	}
 	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config-value"))
 	if err != nil {
-		return cfg, err
+		return p, err
 	}
-	if grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
-		return cfg, err
+	if p.Grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
+		return p, err
 	}
-	return cfg.WithGrants(grants), nil
+	return p, nil
+}
+
+// refuseZeroLimits refuses a limit flag set to 0, which a config.Limits
+// would read as "the default".
+func refuseZeroLimits(l config.Limits) error {
+	for flag, zero := range map[string]bool{"timeout": l.Timeout == 0, "memory": l.Memory == 0, "max-output": l.Output == 0,
+		"max-module-size": l.ModuleSize == 0, "pool-size": l.PoolSize == 0} {
+		if zero {
+			return usageError("--%s 0: give a positive value", flag)
+		}
+	}
+	return nil
 }
 
 func grantsFromFlags(dirs, configs []string) (runtime.Grants, error) {

@@ -13,24 +13,6 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
-func TestMountURI(t *testing.T) {
-	require.Equal(t, "docs+file:///a.txt", mountURI("docs", "file:///a.txt"))
-	require.Equal(t, "docs+file:///{+path}", mountURI("docs", "FILE:///{+path}"))
-	require.Equal(t, "file:///a.txt", mountURI("", "file:///a.txt"))
-	for in, want := range map[string]string{"docs+file:///a.txt": "file:///a.txt", "DOCS+file:///a": "file:///a"} {
-		got, ok := unmountURI("docs", in)
-		require.True(t, ok, in)
-		require.Equal(t, want, got)
-	}
-	for _, in := range []string{"file:///a.txt", "docs:file", "docs+", "code+file:///a", "docsx+file:///a"} {
-		_, ok := unmountURI("docs", in)
-		require.False(t, ok, in)
-	}
-	for m, ok := range map[string]bool{"docs": true, "a-1": true, "": false, "1a": false, "Docs": false, "a+b": false, "a.b": false} {
-		require.Equal(t, ok, validMount(m), m)
-	}
-}
-
 // TestE2E_Mount serves the built-in files module twice, over two
 // directories, through a config file: their URI spaces overlap, so the
 // operator mounts them under "docs" and "code". A go-sdk client lists,

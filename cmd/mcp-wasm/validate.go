@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/served"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
@@ -31,7 +33,7 @@ func validateAction(c *cli.Context) error {
 	if c.String("config") == "" {
 		return usageError("validate needs --config FILE")
 	}
-	cc, err := configFromFlag(c)
+	cfg, err := configFromFile(c)
 	if err != nil {
 		return err
 	}
@@ -40,17 +42,35 @@ func validateAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	set, err := loadSet(c.Context, rt, cc, log)
+	g, err := served.NewLoader(rt, resolver(), log).Load(c.Context, cfg)
 	if err != nil {
 		return failure(err)
 	}
-	defer set.close(c.Context)
-	if _, err := server.New(server.NewConfig().WithProviders(set.serverProviders()...).WithLogger(log)); err != nil {
-		return failure(fmt.Errorf("%s: %w", cc.src.name, err))
+	defer g.Close(c.Context)
+	if _, err := server.New(server.NewConfig().WithProviders(serverProviders(g.Providers())...).WithLogger(log)); err != nil {
+		return failure(fmt.Errorf("%s: %w", cfg.File, err))
 	}
-	fmt.Fprintf(c.App.Writer, "%s: ok: %d provider(s)\n%s", cc.src.name, len(set), summary(cc, set))
-	if cc.server.Watch != nil && !*cc.server.Watch {
+	fmt.Fprintf(c.App.Writer, "%s: ok: %d provider(s)\n%s", cfg.File, len(cfg.Providers), summary(g))
+	if !cfg.Server.Watching() {
 		fmt.Fprintln(c.App.Writer, "  (file watching off: serve reloads on SIGHUP only)")
 	}
 	return nil
+}
+
+// summary describes a loaded set for validate, one provider a line, with
+// grants shown by key only (values may be secrets).
+func summary(g *served.Generation) string {
+	var b strings.Builder
+	for _, p := range g.Providers() {
+		spec, d := p.Spec(), p.Describe()
+		// termLine: the version is the guest's, the rest the operator's;
+		// none may act on the terminal.
+		fmt.Fprintf(&b, "  %s (line %d): %s %s\n", termLine(d.Name, 100), spec.Line(), termLine(string(spec.Module), 1000), termLine(d.Version, 100))
+		fmt.Fprintf(&b, "    uri space:  %s\n", termLine(served.URISpace(d), 2000))
+		fmt.Fprintf(&b, "    operations: %s\n", strings.Join(d.Operations, ", "))
+		fmt.Fprintf(&b, "    grants:     %s\n", termLine(p.Grants().String(), 4000))
+		fmt.Fprintf(&b, "    limits:     %s\n", termLine(spec.Limits.String(), 1000))
+		fmt.Fprintf(&b, "    digest:     %s\n", p.Module().Digest)
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ func TestClosest(t *testing.T) {
 }
 
 func TestLineCol(t *testing.T) {
-	src := &configSource{name: "f", data: []byte("{\n  \"a\": 1,\n\t\"b\": [2]\n}")}
+	src := &source{name: "f", data: []byte("{\n  \"a\": 1,\n\t\"b\": [2]\n}")}
 	for off, want := range map[int64][2]int{0: {1, 1}, 2: {2, 1}, 4: {2, 3}, 13: {3, 2}, 100: {4, 2}, -5: {1, 1}} {
 		line, col := src.lineCol(off)
 		require.Equal(t, want, [2]int{line, col}, "offset %d", off)
@@ -46,7 +46,7 @@ func FuzzDecodeStrict(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fc fileConfig
-		err := decodeStrict(&configSource{name: "fuzz.json", data: data}, &fc)
+		err := decodeStrict(&source{name: "fuzz.json", data: data}, &fc)
 		if err != nil {
 			require.NotEmpty(t, err.Error())
 			return

@@ -1,7 +1,6 @@
-package main
+package config
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
@@ -37,16 +35,9 @@ func writeConfig(t *testing.T, text string) string {
 	return path
 }
 
-// newTestRuntime returns a runtime whose compilation cache is shared by
-// the cmd tests across runs: compiling files.wasm takes most of a minute
-// under the race detector, loading it from the cache well under a second.
-func newTestRuntime(t *testing.T) *runtime.Runtime {
-	t.Helper()
-	cache := filepath.Join(testguest.Root(), "build", "cmd-test-cache")
-	rt, err := runtime.New(t.Context(), runtime.NewConfig().WithCacheDir(cache))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = rt.Close(context.WithoutCancel(t.Context())) })
-	return rt
+// fixture returns the path of a shared test fixture under testdata/.
+func fixture(parts ...string) string {
+	return filepath.Join(append([]string{testguest.Root(), "testdata"}, parts...)...)
 }
 
 // noEnv is an empty environment.
@@ -96,11 +87,14 @@ func TestReadConfig_problems(t *testing.T) {
 		{"bad cache scope", `{"providers": [{"module": "minimal.wasm", "cache": {"scope": "world"}}]}`, []string{`providers[0].cache.scope (provider "minimal.wasm"): is "world": use "public" or "private"`}},
 		{"bad log level", `{"server": {"logLevel": "loud"}, "providers": [{"module": "minimal.wasm"}]}`, []string{`mcp.json:1:25: server.logLevel is "loud": use debug, info, warn or error`}},
 		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 1000`}},
+		{"zero limits", `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "0s", "memory": 0, "poolSize": 0}}]}`, []string{
+			`providers[0].limits.timeout (provider "minimal.wasm"): is 0: give a positive value, or remove the key for the default`,
+			`providers[0].limits.memory (provider "minimal.wasm"): is 0`, `providers[0].limits.poolSize (provider "minimal.wasm"): is 0`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeConfig(t, tt.text)
-			_, err := readConfig(path, noEnv)
+			_, err := Read(path, noEnv)
 			require.Error(t, err)
 			msg := strings.ReplaceAll(err.Error(), filepath.Dir(path)+string(filepath.Separator), "")
 			for _, w := range tt.want {
@@ -112,18 +106,19 @@ func TestReadConfig_problems(t *testing.T) {
 
 func TestReadConfig_full(t *testing.T) {
 	env := map[string]string{"MCPW_EXAMPLE_REGION": "eu-west", "MCPW_EXAMPLE_TOKEN": "s3cret"}
-	cc, err := readConfig(fixture("config", "full.json"), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	cc, err := Read(fixture("config", "full.json"), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	require.NoError(t, err)
-	require.Equal(t, 200, *cc.server.PageSize)
-	require.Equal(t, "json", *cc.server.LogFormat)
-	require.Len(t, cc.providers, 2)
+	require.Equal(t, 200, *cc.Server.PageSize)
+	require.Equal(t, "json", *cc.Server.LogFormat)
+	require.Equal(t, "", *cc.Server.CacheDir)
+	require.Len(t, cc.Providers, 2)
 
-	docs := cc.providers[0]
-	require.Equal(t, "docs", docs.name)
-	require.Equal(t, fixture("wat", "minimal.wasm"), docs.module)
-	require.Equal(t, &abi.CacheHint{TTLMs: 30_000, Scope: abi.ScopePrivate}, docs.cache)
-	require.Equal(t, 2*time.Second, docs.cfg.Timeout())
-	g := docs.cfg.Grants()
+	docs := cc.Providers[0]
+	require.Equal(t, "docs", docs.Name)
+	require.Equal(t, ModuleRef(fixture("wat", "minimal.wasm")), docs.Module)
+	require.Equal(t, &abi.CacheHint{TTLMs: 30_000, Scope: abi.ScopePrivate}, docs.Cache)
+	require.Equal(t, 2*time.Second, docs.RuntimeConfig().Timeout())
+	g := docs.RuntimeConfig().Grants()
 	require.Equal(t, []runtime.DirGrant{{HostPath: fixture("config", "docs"), GuestPath: "/docs"}}, g.Dirs)
 	require.Equal(t, map[string]string{"greeting": "hello", "region": "eu-west"}, g.Config)
 	require.Equal(t, map[string]string{"api_token": "s3cret"}, g.Secrets)
@@ -136,10 +131,26 @@ func TestReadConfig_full(t *testing.T) {
 	}, g.HTTP)
 	require.True(t, g.Clock)
 	require.True(t, g.Random)
-	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls", docs.limits)
-	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, recycle never", cc.providers[1].limits)
-	require.Equal(t, 5*time.Second, cc.maxTimeout())
-	require.Equal(t, 11, cc.src.line("providers[0]"))
+	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls", docs.Limits.String())
+	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, recycle never", cc.Providers[1].Limits.String())
+	require.Equal(t, 5*time.Second, cc.MaxTimeout())
+	require.Equal(t, 11, cc.Line("providers[0]"))
+	require.Equal(t, 11, docs.Line())
+	require.Contains(t, docs.Where("limits"), `full.json:32:17: providers[0].limits (provider "docs")`)
+}
+
+// TestRead_moduleReferences: a path is made absolute and must exist; a
+// reference with a scheme is left as written, for the resolver.
+func TestRead_moduleReferences(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm"}, {"module": "oci://registry.example/notes:1", "name": "n"}]}`)
+	cfg, err := Read(path, noEnv)
+	require.NoError(t, err)
+	p, isFile := cfg.Providers[0].Module.Path()
+	require.True(t, isFile)
+	require.Equal(t, filepath.Join(filepath.Dir(path), "minimal.wasm"), p)
+	require.Equal(t, ModuleRef("oci://registry.example/notes:1"), cfg.Providers[1].Module)
+	_, isFile = cfg.Providers[1].Module.Path()
+	require.False(t, isFile)
 }
 
 func TestReadConfig_envAndLiteralConflicts(t *testing.T) {
@@ -147,59 +158,19 @@ func TestReadConfig_envAndLiteralConflicts(t *testing.T) {
 		"config": {"a": "1"}, "configEnv": {"a": "A"},
 		"secrets": {"b": "2"}, "configEnv2": {}
 	}}]}`)
-	_, err := readConfig(path, noEnv)
+	_, err := Read(path, noEnv)
 	require.ErrorContains(t, err, `unknown key "configEnv2": did you mean "configEnv"?`)
 
 	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {
 		"config": {"a": "1"}, "configEnv": {"a": "A"}, "secrets": {"b": "2"}, "secretsEnv": {"c": "C"}, "clock": false
 	}}]}`)
 	env := func(k string) (string, bool) { return strings.ToLower(k), true }
-	_, err = readConfig(path, env)
+	_, err = Read(path, env)
 	require.ErrorContains(t, err, `providers[0].grants.configEnv.a (provider "minimal.wasm"): key "a" is also given a literal value: keep one`)
 
 	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {"config": {"a": "1"}, "secretsEnv": {"a": "A"}}}]}`)
-	_, err = readConfig(path, env)
+	_, err = Read(path, env)
 	require.ErrorContains(t, err, `key "a" is granted both as config and as a secret: grant it once`)
-}
-
-func TestLoadSet(t *testing.T) {
-	files := filepath.Join(t.TempDir(), "files.wasm")
-	require.NoError(t, os.WriteFile(files, defaultprovider.Wasm(), 0o644))
-	tests := []struct {
-		name string
-		text string
-		want string // "" = loads
-	}{
-		{"three providers", `{"providers": [{"module": "minimal.wasm"}, {"module": "good.wasm"}, {"module": "FILES", "grants": {"dirs": [{"host": "docs"}]}}]}`, ""},
-		{"rename", `{"providers": [{"module": "minimal.wasm", "name": "m1"}]}`, ""},
-		{"overlap", "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}]}",
-			`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2: give one of them a "mount"`},
-		{"duplicate name", "{\"providers\": [\n{\"module\": \"minimal.wasm\"},\n{\"module\": \"good.wasm\", \"name\": \"minimal\"}]}",
-			`mcp.json:3:1: providers[1] (provider "minimal"): provider name "minimal" is also used by providers[0] at line 2: give one of them another "name"`},
-		{"bad name", `{"providers": [{"module": "minimal.wasm", "name": "Bad Name"}]}`, `mcp.json:1:51: providers[0].name (provider "Bad Name"): "Bad Name" is not a provider name: use 1-64 of [a-z0-9._-]`},
-		{"limit out of range", `{"providers": [{"module": "minimal.wasm", "limits": {"poolSize": 1000}}]}`, `pool size must be 1-256`},
-		{"not wasm", `{"providers": [{"module": "mcp.json"}]}`, `providers[0].module (provider "mcp.json"): load`},
-		{"go guest under its memory floor", `{"providers": [{"module": "FILES", "grants": {"dirs": [{"host": "docs"}]}, "limits": {"memory": "1MiB"}}]}`, `providers[0].module (provider "FILES"): load`},
-	}
-	rt := newTestRuntime(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := writeConfig(t, strings.ReplaceAll(tt.text, "FILES", files))
-			cc, err := readConfig(path, noEnv)
-			require.NoError(t, err)
-			set, err := loadSet(t.Context(), rt, cc, discardLogger())
-			if tt.want == "" {
-				require.NoError(t, err)
-				require.Len(t, set, len(cc.providers))
-				set.close(t.Context())
-				return
-			}
-			require.Error(t, err)
-			require.Nil(t, set)
-			msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", ""), files, "FILES")
-			require.Contains(t, msg, tt.want)
-		})
-	}
 }
 
 // TestSchemaMatchesTypes walks fileConfig and docs/config.schema.json side
@@ -247,18 +218,25 @@ func TestSchemaMatchesTypes(t *testing.T) {
 func TestExampleConfigs(t *testing.T) {
 	env := func(string) (string, bool) { return "x", true }
 	for _, name := range []string{"minimal.json", "full.json"} {
-		_, err := readConfig(fixture("config", name), env)
+		_, err := Read(fixture("config", name), env)
 		require.NoError(t, err, name)
 	}
-	_, err := readConfig(fixture("config", "broken.json"), env)
+	_, err := Read(fixture("config", "broken.json"), env)
 	require.ErrorContains(t, err, `broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry"`)
 
 	readme, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
 	require.NoError(t, err)
 	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(readme)
 	require.NotNil(t, m, "README.md must hold the config example after <!-- config example -->")
-	src := &configSource{name: "README.md", data: m[1]}
+	src := &source{name: "README.md", data: m[1]}
 	var fc fileConfig
 	require.NoError(t, decodeStrict(src, &fc))
 	require.NotEmpty(t, fc.Providers)
+}
+
+func TestValidSchemePrefix(t *testing.T) {
+	for m, ok := range map[string]bool{"docs": true, "a-1": true, "": false, "1a": false, "Docs": false, "a+b": false, "a.b": false,
+		"abcdefghijklmnopqrstuvwxyzabcdef": true, "abcdefghijklmnopqrstuvwxyzabcdefg": false} {
+		require.Equal(t, ok, ValidSchemePrefix(m), m)
+	}
 }

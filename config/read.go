@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -11,15 +11,14 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
-	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // The config file (serve --config FILE, validate --config FILE) is the
 // operator's single source of truth: providers, their grants and limits,
 // and server settings. Its shape is below and, for editors, in
-// docs/config.schema.json; keep the two in step (config_test.go checks
-// that every key here is in the schema). Paths in it are relative to the
-// file's directory. It is read strictly (configjson.go).
+// docs/config.schema.json; keep the two in step (read_test.go checks that
+// every key here is in the schema). Paths in it are relative to the
+// file's directory. It is read strictly (strict.go).
 
 // fileConfig is the config file as written.
 type fileConfig struct {
@@ -121,7 +120,7 @@ func (z *byteSize) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return errors.New(`must be a size such as "64MiB" or a number of bytes`)
 	}
-	v, err := parseSize(s)
+	v, err := ParseSize(s)
 	if err != nil {
 		return err
 	}
@@ -129,42 +128,19 @@ func (z *byteSize) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// checkedConfig is a config file that decoded and passed every check that
-// does not need to load a module.
-type checkedConfig struct {
-	src       *configSource
-	dir       string // the file's directory, absolute: paths are relative to it
-	server    serverFile
-	providers []providerSpec
-}
+// LookupEnv reads an environment variable: os.LookupEnv, or a test's.
+type LookupEnv func(string) (string, bool)
 
-// providerSpec is one provider, resolved: absolute paths, env values read.
-type providerSpec struct {
-	path   string // "providers[0]", to find its line
-	label  string // the name if given, else the module as written
-	module string // absolute
-	name   string // replaces the module's own name; "" keeps it
-	mount  string // scheme prefix (mount.go); "" serves the module's own URIs
-	cache  *abi.CacheHint
-	cfg    runtime.ProviderConfig
-	limits string // for the summary
-}
-
-// where returns "file:line:col: providers[i] (label)" for a key below p.
-func (c *checkedConfig) where(p providerSpec, key string) string {
-	return fmt.Sprintf("%s: %s (provider %q)", c.src.at(joinPath(p.path, key)), joinPath(p.path, key), p.label)
-}
-
-// lookupEnv reads the environment; tests replace it.
-type lookupEnv func(string) (string, bool)
-
-// readConfig reads, decodes and checks the config file at path.
-func readConfig(path string, env lookupEnv) (*checkedConfig, error) {
+// Read reads, decodes and checks the config file at path: everything that
+// does not need to load a module. Module and directory paths come out
+// absolute, and the environment variables the file names are read through
+// env. The error is an *Error listing every problem at its line.
+func Read(path string, env LookupEnv) (*Config, error) {
 	data, err := readBounded(path, maxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w: check the --config path", err)
 	}
-	src := &configSource{name: path, data: data}
+	src := &source{name: path, data: data}
 	var fc fileConfig
 	if err := decodeStrict(src, &fc); err != nil {
 		return nil, err
@@ -173,23 +149,24 @@ func readConfig(path string, env lookupEnv) (*checkedConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find the directory of %s: %w", path, err)
 	}
-	cc := &checkedConfig{src: src, dir: dir, server: fc.Server}
 	if len(fc.Providers) == 0 {
-		return nil, &configError{path, []string{src.at("providers") + `: no providers: add at least one, such as "providers": [{"module": "notes.wasm"}]`}}
+		return nil, &Error{path, []string{src.at("providers") + `: no providers: add at least one, such as "providers": [{"module": "notes.wasm"}]`}}
 	}
-	if err := checkServer(src, fc.Server); err != nil {
+	server, err := checkServer(src, dir, fc.Server)
+	if err != nil {
 		return nil, err
 	}
+	cfg := &Config{File: path, Server: server, src: src, dir: dir}
 	var problems []string
 	for i, pf := range fc.Providers {
-		spec, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env)
+		p, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env)
 		problems = append(problems, errs...)
-		cc.providers = append(cc.providers, spec)
+		cfg.Providers = append(cfg.Providers, p)
 	}
 	if len(problems) > 0 {
-		return nil, &configError{path, problems}
+		return nil, &Error{path, problems}
 	}
-	return cc, nil
+	return cfg, nil
 }
 
 // readBounded reads a whole file of at most limit bytes.
@@ -206,11 +183,13 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-func checkServer(src *configSource, s serverFile) error {
+// checkServer checks the server settings and makes the cache directory
+// absolute.
+func checkServer(src *source, dir string, s serverFile) (Server, error) {
 	var problems []string
 	bad := func(key, msg string) { problems = append(problems, src.at("server."+key)+": server."+key+" "+msg) }
-	if s.PageSize != nil && (*s.PageSize < 1 || *s.PageSize > server.MaxPageSize) {
-		bad("pageSize", fmt.Sprintf("is %d: use 1 to %d", *s.PageSize, server.MaxPageSize))
+	if s.PageSize != nil && (*s.PageSize < 1 || *s.PageSize > abi.MaxListItems) {
+		bad("pageSize", fmt.Sprintf("is %d: use 1 to %d", *s.PageSize, abi.MaxListItems))
 	}
 	if s.LogLevel != nil && !oneOf(*s.LogLevel, "debug", "info", "warn", "error") {
 		bad("logLevel", fmt.Sprintf("is %q: use debug, info, warn or error", *s.LogLevel))
@@ -219,9 +198,17 @@ func checkServer(src *configSource, s serverFile) error {
 		bad("logFormat", fmt.Sprintf("is %q: use text or json", *s.LogFormat))
 	}
 	if len(problems) > 0 {
-		return &configError{src.name, problems}
+		return Server{}, &Error{src.name, problems}
 	}
-	return nil
+	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch}
+	if s.CacheDir != nil {
+		d := *s.CacheDir
+		if d != "" {
+			d = resolvePath(dir, d)
+		}
+		out.CacheDir = &d
+	}
+	return out, nil
 }
 
 func oneOf(s string, options ...string) bool {
@@ -233,39 +220,50 @@ func oneOf(s string, options ...string) bool {
 	return false
 }
 
-// resolveProvider turns one provider entry into a spec, collecting every
-// problem with its position.
-func resolveProvider(src *configSource, base, path string, pf providerFile, env lookupEnv) (providerSpec, []string) {
-	spec := providerSpec{path: path, label: pf.Name, name: pf.Name}
-	if spec.label == "" {
-		spec.label = pf.Module
+// resolveProvider turns one provider entry into a Provider, collecting
+// every problem with its position.
+func resolveProvider(src *source, base, path string, pf providerFile, env LookupEnv) (Provider, []string) {
+	p := Provider{Name: pf.Name, SchemePrefix: pf.Mount, at: position{src: src, path: path, label: pf.Name}}
+	if p.at.label == "" {
+		p.at.label = pf.Module
 	}
 	var problems []string
 	bad := func(key, format string, args ...any) {
 		where := fmt.Sprintf("%s: %s", src.at(joinPath(path, key)), joinPath(path, key))
-		if spec.label != "" {
-			where += fmt.Sprintf(" (provider %q)", spec.label)
+		if p.at.label != "" {
+			where += fmt.Sprintf(" (provider %q)", p.at.label)
 		}
 		problems = append(problems, where+": "+fmt.Sprintf(format, args...))
 	}
-	spec.module = resolvePath(base, pf.Module)
-	switch fi, err := os.Stat(spec.module); {
-	case pf.Module == "":
-		bad("module", `is missing: add "module": "path/to/provider.wasm" (relative to the config file)`)
-	case err != nil:
-		bad("module", "%s: no such file: check the path (it is relative to the config file's directory)", pf.Module)
-	case !fi.Mode().IsRegular():
-		bad("module", "%s is not a regular file: give the .wasm file", pf.Module)
-	}
-	spec.mount = pf.Mount
-	if pf.Mount != "" && !validMount(pf.Mount) {
+	p.Module = resolveModule(base, pf.Module, bad)
+	if pf.Mount != "" && !ValidSchemePrefix(pf.Mount) {
 		bad("mount", "%q is not a mount prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes MOUNT+scheme: in every URI)", pf.Mount)
 	}
-	spec.cache = resolveCache(pf.Cache, bad)
-	grants := resolveGrants(base, pf.Grants, env, bad)
-	spec.cfg = resolveLimits(pf.Limits).WithGrants(grants)
-	spec.limits = describeLimits(pf.Limits)
-	return spec, problems
+	p.Cache = resolveCache(pf.Cache, bad)
+	p.Grants = resolveGrants(base, pf.Grants, env, bad)
+	p.Limits = resolveLimits(pf.Limits, bad)
+	return p, problems
+}
+
+// resolveModule makes a module path absolute and checks the file exists;
+// a reference with a scheme (NAME://...) is left to the Resolver.
+func resolveModule(base, module string, bad func(string, string, ...any)) ModuleRef {
+	if module == "" {
+		bad("module", `is missing: add "module": "path/to/provider.wasm" (relative to the config file)`)
+		return ""
+	}
+	ref := ModuleRef(module)
+	if _, isFile := ref.Path(); !isFile {
+		return ref
+	}
+	path := resolvePath(base, module)
+	switch fi, err := os.Stat(path); {
+	case err != nil:
+		bad("module", "%s: no such file: check the path (it is relative to the config file's directory)", module)
+	case !fi.Mode().IsRegular():
+		bad("module", "%s is not a regular file: give the .wasm file", module)
+	}
+	return ModuleRef(path)
 }
 
 func resolvePath(base, p string) string {
@@ -285,81 +283,47 @@ func resolveCache(c *cacheFile, bad func(string, string, ...any)) *abi.CacheHint
 	return &abi.CacheHint{TTLMs: time.Duration(c.TTL).Milliseconds(), Scope: c.Scope}
 }
 
-// resolveLimits applies the limits given; the rest keep runtime defaults.
-// Ranges are checked by the runtime at load.
-func resolveLimits(l limitsFile) runtime.ProviderConfig {
-	cfg := runtime.NewProviderConfig()
+// resolveLimits returns the limits given; the rest keep runtime defaults.
+// Ranges are the runtime's to check at load; a zero, which a Limits value
+// reads as "the default", is refused here.
+func resolveLimits(l limitsFile, bad func(string, string, ...any)) Limits {
+	var out Limits
+	zero := func(key string) { bad("limits."+key, "is 0: give a positive value, or remove the key for the default") }
 	if l.Timeout != nil {
-		cfg = cfg.WithTimeout(time.Duration(*l.Timeout))
+		if out.Timeout = time.Duration(*l.Timeout); out.Timeout == 0 {
+			zero("timeout")
+		}
 	}
 	if l.Memory != nil {
-		cfg = cfg.WithMemoryLimit(uint64(*l.Memory))
+		if out.Memory = uint64(*l.Memory); out.Memory == 0 {
+			zero("memory")
+		}
 	}
 	if l.Output != nil {
-		cfg = cfg.WithOutputLimit(clampInt(*l.Output))
+		if out.Output = ClampInt(uint64(*l.Output)); out.Output == 0 {
+			zero("output")
+		}
 	}
 	if l.ModuleSize != nil {
-		cfg = cfg.WithModuleSizeLimit(clampInt(*l.ModuleSize))
+		if out.ModuleSize = ClampInt(uint64(*l.ModuleSize)); out.ModuleSize == 0 {
+			zero("moduleSize")
+		}
 	}
 	if l.PoolSize != nil {
-		cfg = cfg.WithPoolSize(*l.PoolSize)
+		if out.PoolSize = *l.PoolSize; out.PoolSize == 0 {
+			zero("poolSize")
+		}
 	}
 	if l.RecycleAfter != nil {
-		cfg = cfg.WithRecycleAfter(*l.RecycleAfter)
+		out.RecycleAfter = *l.RecycleAfter
 	}
-	return cfg
+	return out
 }
-
-// describeLimits renders the effective limits, defaults filled in.
-func describeLimits(l limitsFile) string {
-	d := func(v *duration, def time.Duration) string {
-		if v == nil {
-			return def.String()
-		}
-		return time.Duration(*v).String()
-	}
-	z := func(v *byteSize, def uint64) string {
-		if v == nil {
-			return formatSize(def)
-		}
-		return formatSize(uint64(*v))
-	}
-	n := func(v *int, def int) int {
-		if v == nil {
-			return def
-		}
-		return *v
-	}
-	recycle := "never"
-	if r := n(l.RecycleAfter, 0); r > 0 {
-		recycle = fmt.Sprintf("after %d calls", r)
-	}
-	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, recycle %s",
-		d(l.Timeout, runtime.DefaultTimeout), z(l.Memory, runtime.DefaultMemoryLimit), z(l.Output, runtime.DefaultOutputLimit),
-		z(l.ModuleSize, runtime.DefaultModuleSizeLimit), n(l.PoolSize, runtime.DefaultPoolSize), recycle)
-}
-
-// formatSize renders bytes with the largest binary unit that divides them.
-func formatSize(n uint64) string {
-	for _, u := range []struct {
-		suffix string
-		size   uint64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d%s", n/u.size, u.suffix)
-		}
-	}
-	return fmt.Sprintf("%dB", n)
-}
-
-// clampInt keeps a size in int range without wrapping; the runtime then
-// refuses what is out of its bounds.
-func clampInt(z byteSize) int { return int(min(uint64(z), 1<<40)) }
 
 // resolveGrants builds the runtime grants: paths made absolute and checked,
 // environment values read. Value ranges and key syntax are the runtime's
 // to check at load; what only the file knows is checked here.
-func resolveGrants(base string, g grantsFile, env lookupEnv, bad func(string, string, ...any)) runtime.Grants {
+func resolveGrants(base string, g grantsFile, env LookupEnv, bad func(string, string, ...any)) runtime.Grants {
 	var out runtime.Grants
 	for i, d := range g.Dirs {
 		key := fmt.Sprintf("grants.dirs[%d].host", i)
@@ -388,7 +352,7 @@ func resolveGrants(base string, g grantsFile, env lookupEnv, bad func(string, st
 // mergeValues returns the literal values plus those read from the named
 // environment variables. A key given both ways, or a variable that is not
 // set, is a problem: no value is ever guessed.
-func mergeValues(literal, fromEnv map[string]string, envKey string, env lookupEnv, bad func(string, string, ...any)) map[string]string {
+func mergeValues(literal, fromEnv map[string]string, envKey string, env LookupEnv, bad func(string, string, ...any)) map[string]string {
 	if len(literal) == 0 && len(fromEnv) == 0 {
 		return nil
 	}
@@ -418,31 +382,13 @@ func resolveHTTP(h httpFile) runtime.HTTPGrant {
 		out.Allow = append(out.Allow, runtime.HTTPRule{Prefix: r.Prefix, Methods: r.Methods})
 	}
 	if h.MaxResponse != nil {
-		out.MaxResponseBytes = clampInt(*h.MaxResponse)
+		out.MaxResponseBytes = ClampInt(uint64(*h.MaxResponse))
 	}
 	if h.MaxRequest != nil {
-		out.MaxRequestBytes = clampInt(*h.MaxRequest)
+		out.MaxRequestBytes = ClampInt(uint64(*h.MaxRequest))
 	}
 	if h.Timeout != nil {
 		out.Timeout = time.Duration(*h.Timeout)
-	}
-	return out
-}
-
-// maxTimeout is the largest per-call deadline of the providers.
-func (c *checkedConfig) maxTimeout() time.Duration {
-	var d time.Duration
-	for _, p := range c.providers {
-		d = max(d, p.cfg.Timeout())
-	}
-	return d
-}
-
-// modules returns the module paths, for the watcher.
-func (c *checkedConfig) modules() []string {
-	out := make([]string, len(c.providers))
-	for i, p := range c.providers {
-		out[i] = p.module
 	}
 	return out
 }

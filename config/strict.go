@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // nearest known one), a duplicate key, a value of the wrong JSON type, null,
 // or a duration or size that does not parse. Only a file that passes is then
 // decoded by encoding/json, which can no longer fail or fold the case of a
-// key. Every problem becomes "file:line:col: ..." through configSource.
+// key. Every problem becomes "file:line:col: ..." through source.
 
 const (
 	// maxConfigSize bounds the config file: it is read whole.
@@ -32,16 +32,16 @@ const (
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// configSource is the text of a config file: it turns byte offsets and key
+// source is the text of a config file: it turns byte offsets and key
 // paths ("providers[0].limits.memory") into file:line:col.
-type configSource struct {
+type source struct {
 	name string // the path as the operator wrote it
 	data []byte
 	pos  map[string]int64 // key path -> offset where its value starts
 }
 
 // lineCol returns the 1-based line and column (in bytes) of offset off.
-func (s *configSource) lineCol(off int64) (line, col int) {
+func (s *source) lineCol(off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(s.data)))
 	before := s.data[:off]
 	line = bytes.Count(before, []byte("\n")) + 1
@@ -51,7 +51,7 @@ func (s *configSource) lineCol(off int64) (line, col int) {
 
 // at returns "file:line:col" of the value at path, or of its nearest
 // recorded parent, or "file" alone.
-func (s *configSource) at(path string) string {
+func (s *source) at(path string) string {
 	for p := path; ; p = parentPath(p) {
 		if off, ok := s.pos[p]; ok {
 			line, col := s.lineCol(off)
@@ -64,7 +64,7 @@ func (s *configSource) at(path string) string {
 }
 
 // line returns the 1-based line of the value at path (0 if unknown).
-func (s *configSource) line(path string) int {
+func (s *source) line(path string) int {
 	if off, ok := s.pos[path]; ok {
 		l, _ := s.lineCol(off)
 		return l
@@ -99,25 +99,11 @@ type problem struct {
 	msg     string
 }
 
-// configError lists the problems of a config file, one "file:line:col:
-// message" per line, so that editors can jump to each.
-type configError struct {
-	file  string
-	lines []string
-}
-
-func (e *configError) Error() string {
-	if len(e.lines) == 1 {
-		return e.lines[0]
-	}
-	return fmt.Sprintf("%s: %d problems:\n%s", e.file, len(e.lines), strings.Join(e.lines, "\n"))
-}
-
 // decodeStrict checks src.data against the type of v, fills src.pos, and
 // decodes into v only if the file has no problem.
-func decodeStrict(src *configSource, v any) error {
+func decodeStrict(src *source, v any) error {
 	if !utf8.Valid(src.data) {
-		return &configError{src.name, []string{src.name + ": the file is not UTF-8 text: save it as UTF-8"}}
+		return &Error{src.name, []string{src.name + ": the file is not UTF-8 text: save it as UTF-8"}}
 	}
 	dec := json.NewDecoder(bytes.NewReader(src.data))
 	dec.UseNumber()
@@ -136,14 +122,14 @@ func decodeStrict(src *configSource, v any) error {
 		return w.report()
 	}
 	if err := json.Unmarshal(src.data, v); err != nil {
-		return &configError{src.name, []string{fmt.Sprintf("%s: %v", src.name, err)}}
+		return &Error{src.name, []string{fmt.Sprintf("%s: %v", src.name, err)}}
 	}
 	return nil
 }
 
 // walker is the first pass of decodeStrict.
 type walker struct {
-	src   *configSource
+	src   *source
 	dec   *json.Decoder
 	probs []problem
 }
@@ -338,10 +324,10 @@ func (w *walker) syntax(err error) problem {
 func (w *walker) report() error {
 	labels := providerLabels(w.src.data)
 	sort.SliceStable(w.probs, func(i, j int) bool { return w.probs[i].off < w.probs[j].off })
-	e := &configError{file: w.src.name}
+	e := &Error{File: w.src.name}
 	for i, p := range w.probs {
 		if i == maxProblems {
-			e.lines = append(e.lines, fmt.Sprintf("%s: ... and %d more problems", w.src.name, len(w.probs)-i))
+			e.Problems = append(e.Problems, fmt.Sprintf("%s: ... and %d more problems", w.src.name, len(w.probs)-i))
 			break
 		}
 		line, col := w.src.lineCol(p.off)
@@ -349,7 +335,7 @@ func (w *walker) report() error {
 		if p.subject != "" {
 			msg = p.subject + labelFor(labels, p.path) + ": " + msg
 		}
-		e.lines = append(e.lines, fmt.Sprintf("%s:%d:%d: %s", w.src.name, line, col, msg))
+		e.Problems = append(e.Problems, fmt.Sprintf("%s:%d:%d: %s", w.src.name, line, col, msg))
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package main
+package served
 
 import (
 	"bytes"
@@ -17,8 +17,41 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
+
+// newTestRuntime returns a runtime whose compilation cache is shared by
+// the tests across runs (and with cmd/mcp-wasm's): compiling files.wasm
+// takes most of a minute under the race detector, loading it from the
+// cache well under a second.
+func newTestRuntime(t *testing.T) *runtime.Runtime {
+	t.Helper()
+	cache := filepath.Join(testguest.Root(), "build", "cmd-test-cache")
+	rt, err := runtime.New(t.Context(), runtime.NewConfig().WithCacheDir(cache))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close(context.WithoutCancel(t.Context())) })
+	return rt
+}
+
+// noEnv is an empty environment.
+func noEnv(string) (string, bool) { return "", false }
+
+// serverProviders returns ps as the server's providers.
+func serverProviders(ps []*Provider) []server.Provider {
+	out := make([]server.Provider, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
+
+// publishTo swaps generations into srv.
+func publishTo(srv *server.Server) Publish {
+	return func(next []*Provider) (<-chan struct{}, error) { return srv.SetProviders(serverProviders(next)...) }
+}
 
 // syncBuffer is a log sink safe for concurrent writers.
 type syncBuffer struct {
@@ -49,7 +82,7 @@ func filesConfig(data string, pool int) string {
 type reloadFixture struct {
 	dir, path string
 	logs      *syncBuffer
-	rl        *reloader
+	set       *Set
 	cs        *mcp.ClientSession
 	listed    atomic.Int64 // list_changed notifications received
 }
@@ -65,18 +98,19 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 	}
 	f.write(t, filesConfig("a", 2))
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cc, err := readConfig(f.path, noEnv)
+	reread := func() (*config.Config, error) { return config.Read(f.path, noEnv) }
+	cfg, err := reread()
 	require.NoError(t, err)
-	f.rl = newReloader(f.path, noEnv, newTestRuntime(t), log)
-	set, err := f.rl.start(t.Context(), cc)
+	loader := NewLoader(newTestRuntime(t), ResolveFile, log)
+	first, err := loader.Load(t.Context(), cfg)
 	require.NoError(t, err)
-	srv, err := server.New(server.NewConfig().WithProviders(set.serverProviders()...).WithLogger(log).WithCallTimeout(cc.maxTimeout() + time.Second))
+	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...).WithLogger(log).WithCallTimeout(cfg.MaxTimeout() + time.Second))
 	require.NoError(t, err)
-	f.rl.attach(srv)
+	f.set = NewSet(loader, first, SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
 	f.cs = serveInProcess(t, srv, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { f.listed.Add(1) },
 	})
-	t.Cleanup(func() { f.rl.close(context.Background()) })
+	t.Cleanup(func() { f.set.Close(context.Background()) })
 	return f
 }
 
@@ -151,7 +185,7 @@ func TestReload_zeroFailedReads(t *testing.T) {
 	for i := range 6 {
 		data := []string{"b", "a"}[i%2]
 		f.write(t, filesConfig(data, 1+i%3))
-		require.NoError(t, f.rl.reload(t.Context(), "test"))
+		require.NoError(t, f.set.Reload(t.Context(), "test"))
 		require.Equal(t, "from "+data, f.read(t), "reload %d", i)
 	}
 	reads, failed, first := stop()
@@ -181,7 +215,7 @@ func TestReload_brokenKeepsTheOldSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f.write(t, tt.text)
-		err := f.rl.reload(t.Context(), "test")
+		err := f.set.Reload(t.Context(), "test")
 		require.Error(t, err, tt.name)
 		require.Contains(t, f.logs.String(), "reload refused: still serving the previous providers", tt.name)
 		require.Contains(t, f.logs.String(), tt.log, tt.name)
@@ -191,7 +225,7 @@ func TestReload_brokenKeepsTheOldSet(t *testing.T) {
 	require.Zero(t, failed, "%d of %d reads failed; first: %v", failed, reads, first)
 
 	f.write(t, filesConfig("b", 2)) // a fixed config is taken again
-	require.NoError(t, f.rl.reload(t.Context(), "test"))
+	require.NoError(t, f.set.Reload(t.Context(), "test"))
 	require.Equal(t, "from b", f.read(t))
 }
 
@@ -202,7 +236,7 @@ func TestReload_watch(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	hup := make(chan os.Signal, 1)
 	var wg sync.WaitGroup
-	wg.Go(func() { f.rl.watch(ctx, hup, true, 20*time.Millisecond) })
+	wg.Go(func() { f.set.Watch(ctx, hup, true, 20*time.Millisecond) })
 	defer func() { cancel(); wg.Wait() }()
 	stop := f.readers(2)
 

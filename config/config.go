@@ -1,0 +1,256 @@
+// Package config is the operator's configuration of what mcp-wasm serves:
+// the providers (each a module, its name, scheme prefix, cache hint,
+// limits and grants) and the server settings. A config file (Read) and the
+// command line (cmd/mcp-wasm builds a Config from --module and the limit
+// and grant flags) give the same value, so every way of naming providers
+// is one list of Provider specs that package served loads.
+//
+//	cfg, err := config.Read("mcp.json", os.LookupEnv)
+//	if err != nil { ... } // every problem, each at its file:line:col, with the fix
+//	for _, p := range cfg.Providers { ... p.Module, p.RuntimeConfig() ... }
+//
+// The file is JSON (docs/config.schema.json), read strictly: an unknown
+// key, a key given twice, a value of the wrong type, null, a bad duration
+// or size, a missing module or directory are errors, all reported at once.
+// Paths in it are relative to its directory.
+//
+// It refuses to do anything else: it loads no module (package served
+// does, through a Resolver), reads no file but the config and the stat of
+// the paths it names, and reads only the environment variables the file
+// names, through the lookup its caller passes.
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// Config is what to serve: providers, in the operator's order, and server
+// settings.
+type Config struct {
+	Providers []Provider
+	Server    Server
+	// File is the config file's path as the operator gave it; "" for a
+	// Config built from flags.
+	File string
+	src  *source // the file's text, for positions; nil without a file
+	dir  string  // the file's directory, absolute
+}
+
+// Server holds the server settings of a config file; nil fields are not
+// set. Command-line flags given explicitly override them.
+type Server struct {
+	PageSize  *int
+	LogLevel  *string
+	LogFormat *string
+	// CacheDir is absolute ("" disables the disk cache).
+	CacheDir *string
+	// Watch reloads when the config file or a module changes.
+	Watch *bool
+}
+
+// Watching reports whether file changes trigger a reload (default true).
+func (s Server) Watching() bool { return s.Watch == nil || *s.Watch }
+
+// Provider is one provider to serve, as the operator configured it.
+type Provider struct {
+	// Module is where the module's bytes come from.
+	Module ModuleRef
+	// Name replaces the name the module gives itself; "" keeps it.
+	Name string
+	// SchemePrefix serves the provider's URIs under PREFIX+scheme: (see
+	// ValidSchemePrefix); "" serves them as the provider names them.
+	SchemePrefix string
+	// Cache replaces the module's cache hint for reads whose result has
+	// none; nil keeps the module's.
+	Cache  *abi.CacheHint
+	Limits Limits
+	Grants runtime.Grants
+
+	at position
+}
+
+// ModuleRef names a provider module: an absolute file path, or a
+// reference a Resolver understands (a URL with a scheme, "NAME://...",
+// such as builtin://files).
+type ModuleRef string
+
+// Path returns the file path of a reference that is a file.
+func (m ModuleRef) Path() (string, bool) {
+	if strings.Contains(string(m), "://") {
+		return "", false
+	}
+	return string(m), true
+}
+
+// position is where a provider was configured: a place in a config file,
+// or nothing for one built from flags.
+type position struct {
+	src   *source
+	path  string // "providers[0]"
+	label string // the name if given, else the module as written
+}
+
+// Label names the provider in messages before its module is loaded: the
+// operator's name for it, or the module as written.
+func (p Provider) Label() string {
+	if p.at.label != "" {
+		return p.at.label
+	}
+	if p.Name != "" {
+		return p.Name
+	}
+	return string(p.Module)
+}
+
+// Where returns "file:line:col: providers[i].key (provider "label")" for a
+// key of a provider from a config file ("" for the provider itself), or
+// "" for one built from flags.
+func (p Provider) Where(key string) string {
+	if p.at.src == nil {
+		return ""
+	}
+	path := joinPath(p.at.path, key)
+	return fmt.Sprintf("%s: %s (provider %q)", p.at.src.at(path), path, p.Label())
+}
+
+// Line returns the line of a provider from a config file, or 0.
+func (p Provider) Line() int {
+	if p.at.src == nil {
+		return 0
+	}
+	return p.at.src.line(p.at.path)
+}
+
+// Key is "providers[i]" for a provider from a config file, else its label.
+func (p Provider) Key() string {
+	if p.at.src == nil {
+		return p.Label()
+	}
+	return p.at.path
+}
+
+// Limits are a provider's limits. A zero field keeps the runtime's default
+// (RecycleAfter 0 is the default: never); ranges are checked by the runtime
+// at load.
+type Limits struct {
+	Timeout      time.Duration
+	Memory       uint64
+	Output       int
+	ModuleSize   int
+	PoolSize     int
+	RecycleAfter int
+}
+
+// RuntimeConfig is the provider's runtime configuration: its limits and
+// grants.
+func (p Provider) RuntimeConfig() runtime.ProviderConfig {
+	l := p.Limits
+	cfg := runtime.NewProviderConfig()
+	if l.Timeout != 0 {
+		cfg = cfg.WithTimeout(l.Timeout)
+	}
+	if l.Memory != 0 {
+		cfg = cfg.WithMemoryLimit(l.Memory)
+	}
+	if l.Output != 0 {
+		cfg = cfg.WithOutputLimit(l.Output)
+	}
+	if l.ModuleSize != 0 {
+		cfg = cfg.WithModuleSizeLimit(l.ModuleSize)
+	}
+	if l.PoolSize != 0 {
+		cfg = cfg.WithPoolSize(l.PoolSize)
+	}
+	if l.RecycleAfter != 0 {
+		cfg = cfg.WithRecycleAfter(l.RecycleAfter)
+	}
+	return cfg.WithGrants(p.Grants)
+}
+
+// ModuleSizeLimit is the largest module accepted, in bytes.
+func (l Limits) ModuleSizeLimit() int { return cmpOr(l.ModuleSize, runtime.DefaultModuleSizeLimit) }
+
+// CallTimeout is the deadline of one call.
+func (l Limits) CallTimeout() time.Duration { return cmpOr(l.Timeout, runtime.DefaultTimeout) }
+
+// String renders the effective limits, defaults filled in.
+func (l Limits) String() string {
+	recycle := "never"
+	if l.RecycleAfter > 0 {
+		recycle = fmt.Sprintf("after %d calls", l.RecycleAfter)
+	}
+	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, recycle %s",
+		l.CallTimeout(), FormatSize(cmpOr(l.Memory, runtime.DefaultMemoryLimit)), FormatSize(uint64(cmpOr(l.Output, runtime.DefaultOutputLimit))),
+		FormatSize(uint64(l.ModuleSizeLimit())), cmpOr(l.PoolSize, runtime.DefaultPoolSize), recycle)
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// MaxTimeout is the largest per-call deadline of the providers.
+func (c *Config) MaxTimeout() time.Duration {
+	var d time.Duration
+	for _, p := range c.Providers {
+		d = max(d, p.Limits.CallTimeout())
+	}
+	return d
+}
+
+// Line returns the line of a key path in the config file ("server",
+// "providers[1].limits"), or 0.
+func (c *Config) Line(path string) int {
+	if c.src == nil {
+		return 0
+	}
+	return c.src.line(path)
+}
+
+// At returns "file:line:col" of a key path in the config file, or the
+// file's name, or "" without a file.
+func (c *Config) At(path string) string {
+	if c.src == nil {
+		return ""
+	}
+	return c.src.at(path)
+}
+
+// Error lists the problems of a config, one "file:line:col: message" per
+// line, so that editors can jump to each.
+type Error struct {
+	File     string
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0]
+	}
+	return fmt.Sprintf("%s: %d problems:\n%s", e.File, len(e.Problems), strings.Join(e.Problems, "\n"))
+}
+
+// ValidSchemePrefix reports whether s is a usable scheme prefix: 1-32 of
+// [a-z0-9-], starting with a letter. With prefix "docs" a provider's
+// file:///a.txt is docs+file:///a.txt to clients (RFC 3986 allows "+" in a
+// scheme); the provider never sees the prefix.
+func ValidSchemePrefix(s string) bool {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

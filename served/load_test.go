@@ -1,0 +1,120 @@
+package served
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/config"
+)
+
+// writeConfig writes text as mcp.json in a fresh directory holding copies
+// of minimal.wasm and good.wasm, and a docs/ directory.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range map[string]string{"minimal.wasm": fixture("wat", "minimal.wasm"), "good.wasm": fixture("hostile", "good.wasm")} {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "docs"), 0o755))
+	path := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+func TestLoad(t *testing.T) {
+	files := filepath.Join(t.TempDir(), "files.wasm")
+	require.NoError(t, os.WriteFile(files, defaultprovider.Wasm(), 0o644))
+	tests := []struct {
+		name string
+		text string
+		want string // "" = loads
+	}{
+		{"three providers", `{"providers": [{"module": "minimal.wasm"}, {"module": "good.wasm"}, {"module": "FILES", "grants": {"dirs": [{"host": "docs"}]}}]}`, ""},
+		{"rename", `{"providers": [{"module": "minimal.wasm", "name": "m1"}]}`, ""},
+		{"overlap", "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}]}",
+			`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2: give one of them a "mount"`},
+		{"duplicate name", "{\"providers\": [\n{\"module\": \"minimal.wasm\"},\n{\"module\": \"good.wasm\", \"name\": \"minimal\"}]}",
+			`mcp.json:3:1: providers[1] (provider "minimal"): provider name "minimal" is also used by providers[0] at line 2: give one of them another "name"`},
+		{"bad name", `{"providers": [{"module": "minimal.wasm", "name": "Bad Name"}]}`, `mcp.json:1:51: providers[0].name (provider "Bad Name"): "Bad Name" is not a provider name: use 1-64 of [a-z0-9._-]`},
+		{"limit out of range", `{"providers": [{"module": "minimal.wasm", "limits": {"poolSize": 1000}}]}`, `pool size must be 1-256`},
+		{"not wasm", `{"providers": [{"module": "mcp.json"}]}`, `providers[0].module (provider "mcp.json"): load`},
+		{"over the module size", `{"providers": [{"module": "minimal.wasm", "limits": {"moduleSize": 8}}]}`, `providers[0].module (provider "minimal.wasm"): load`},
+		{"go guest under its memory floor", `{"providers": [{"module": "FILES", "grants": {"dirs": [{"host": "docs"}]}, "limits": {"memory": "1MiB"}}]}`, `providers[0].module (provider "FILES"): load`},
+		{"unknown reference", `{"providers": [{"module": "oci://registry.example/x:1"}]}`, `oci:// references are not supported here: give the path of a .wasm file`},
+	}
+	loader := NewLoader(newTestRuntime(t), ResolveFile, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, strings.ReplaceAll(tt.text, "FILES", files))
+			cfg, err := config.Read(path, noEnv)
+			require.NoError(t, err)
+			g, err := loader.Load(t.Context(), cfg)
+			if tt.want == "" {
+				require.NoError(t, err)
+				require.Len(t, g.Providers(), len(cfg.Providers))
+				for _, p := range g.Providers() {
+					require.True(t, strings.HasPrefix(p.Module().Digest, "sha256:"))
+				}
+				g.Close(t.Context())
+				return
+			}
+			require.Error(t, err)
+			require.Nil(t, g)
+			msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", ""), files, "FILES")
+			require.Contains(t, msg, tt.want)
+		})
+	}
+}
+
+// TestLoad_resolverIsTheOneSource: every module's bytes come from the
+// loader's resolver, with the size limit of its provider.
+func TestLoad_resolverIsTheOneSource(t *testing.T) {
+	good, err := os.ReadFile(fixture("hostile", "good.wasm"))
+	require.NoError(t, err)
+	var asked []string
+	resolve := func(ctx context.Context, ref config.ModuleRef, maxBytes int) (Module, error) {
+		asked = append(asked, string(ref))
+		require.Equal(t, 4096, maxBytes)
+		if ref == "test://good" {
+			return NewModule(ref, good), nil
+		}
+		return Module{}, errors.New("no such module")
+	}
+	cfg := &config.Config{Providers: []config.Provider{{Module: "test://good", Limits: config.Limits{ModuleSize: 4096}}}}
+	g, err := NewLoader(newTestRuntime(t), resolve, nil).Load(t.Context(), cfg)
+	require.NoError(t, err)
+	defer g.Close(t.Context())
+	require.Equal(t, []string{"test://good"}, asked)
+	p := g.Providers()[0]
+	require.Equal(t, "evil", p.Name())
+	require.Equal(t, abi.URISpace{{Scheme: "evil"}}, abi.URISpace(p.Describe().URISpace))
+	require.Equal(t, NewModule("test://good", good).Digest, p.Module().Digest)
+
+	_, err = NewLoader(newTestRuntime(t), resolve, nil).Load(t.Context(), &config.Config{Providers: []config.Provider{{Module: "test://nope", Limits: config.Limits{ModuleSize: 4096}}}})
+	require.ErrorContains(t, err, "load test://nope: no such module")
+}
+
+func TestBuiltin(t *testing.T) {
+	r := Builtin(map[config.ModuleRef][]byte{"builtin://x": []byte("\x00asm")}, ResolveFile)
+	m, err := r(t.Context(), "builtin://x", 100)
+	require.NoError(t, err)
+	require.Equal(t, []byte("\x00asm"), m.Wasm)
+	require.Empty(t, m.Watch, "nothing local to watch")
+	_, err = r(t.Context(), "builtin://x", 2)
+	require.ErrorContains(t, err, "module is 4 bytes, limit is 2")
+	m, err = r(t.Context(), config.ModuleRef(fixture("wat", "minimal.wasm")), 1<<20)
+	require.NoError(t, err)
+	require.Equal(t, fixture("wat", "minimal.wasm"), m.Watch, "a file is watched")
+	_, err = r(t.Context(), config.ModuleRef(fixture("wat", "minimal.wasm")), 8)
+	require.ErrorContains(t, err, "limit is 8")
+}
