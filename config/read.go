@@ -41,7 +41,7 @@ type serverFile struct {
 type providerFile struct {
 	Module string     `json:"module"`
 	Name   string     `json:"name"`
-	Mount  string     `json:"mount"`
+	SchemePrefix string `json:"schemePrefix"`
 	Grants grantsFile `json:"grants"`
 	Limits limitsFile `json:"limits"`
 	Cache  *cacheFile `json:"cache"`
@@ -223,7 +223,7 @@ func oneOf(s string, options ...string) bool {
 // resolveProvider turns one provider entry into a Provider, collecting
 // every problem with its position.
 func resolveProvider(src *source, base, path string, pf providerFile, env LookupEnv) (Provider, []string) {
-	p := Provider{Name: pf.Name, SchemePrefix: pf.Mount, at: position{src: src, path: path, label: pf.Name}}
+	p := Provider{Name: pf.Name, SchemePrefix: pf.SchemePrefix, at: position{src: src, path: path, label: pf.Name}}
 	if p.at.label == "" {
 		p.at.label = pf.Module
 	}
@@ -236,8 +236,8 @@ func resolveProvider(src *source, base, path string, pf providerFile, env Lookup
 		problems = append(problems, where+": "+fmt.Sprintf(format, args...))
 	}
 	p.Module = resolveModule(base, pf.Module, bad)
-	if pf.Mount != "" && !ValidSchemePrefix(pf.Mount) {
-		bad("mount", "%q is not a mount prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes MOUNT+scheme: in every URI)", pf.Mount)
+	if pf.SchemePrefix != "" && !ValidSchemePrefix(pf.SchemePrefix) {
+		bad("schemePrefix", "%q is not a scheme prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes PREFIX+scheme: in every URI)", pf.SchemePrefix)
 	}
 	p.Cache = resolveCache(pf.Cache, bad)
 	p.Grants = resolveGrants(base, pf.Grants, env, bad)

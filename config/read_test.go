@@ -60,6 +60,8 @@ func TestReadConfig_problems(t *testing.T) {
 		{"unknown top-level key", `{"provders": []}`, []string{`mcp.json:1:2: unknown key "provders": did you mean "providers"?`}},
 		{"key case is exact", `{"providers": [{"Module": "minimal.wasm"}]}`, []string{`mcp.json:1:17: providers[0] (provider "minimal.wasm"): unknown key "Module": did you mean "module"?`}},
 		{"snake case is suggested", `{"providers": [{"module": "minimal.wasm", "limits": {"pool_size": 2}}]}`, []string{`unknown key "pool_size": did you mean "poolSize"?`}},
+		{"a renamed key", `{"providers": [{"module": "minimal.wasm", "mount": "docs"}]}`, []string{`providers[0] (provider "minimal.wasm"): unknown key "mount": it is now called "schemePrefix"`}},
+		{"bad scheme prefix", `{"providers": [{"module": "minimal.wasm", "schemePrefix": "Docs"}]}`, []string{`providers[0].schemePrefix (provider "minimal.wasm"): "Docs" is not a scheme prefix`}},
 		{"no suggestion lists the keys", `{"providers": [{"module": "minimal.wasm", "cache": {"zzzzzz": 1}}]}`, []string{`unknown key "zzzzzz": the keys here are scope, ttl`}},
 		{"wrong type", `{"providers": [{"module": "minimal.wasm", "limits": {"poolSize": "2"}}]}`, []string{`mcp.json:1:66: providers[0].limits.poolSize (provider "minimal.wasm"): must be a whole number, not a string: remove the quotes`}},
 		{"wrong container", `{"providers": {"module": "minimal.wasm"}}`, []string{`mcp.json:1:15: providers: must be an array [...], not an object`}},

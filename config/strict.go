@@ -400,9 +400,15 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
+// renamedKeys are keys that earlier versions read, and their new names.
+var renamedKeys = map[string]string{"mount": "schemePrefix"}
+
 // unknownKey says a key is unknown and suggests the nearest known one.
 func unknownKey(key string, known map[string]reflect.Type) string {
 	msg := fmt.Sprintf("unknown key %q", key)
+	if now, ok := renamedKeys[key]; ok && known[now] != nil {
+		return msg + fmt.Sprintf(": it is now called %q", now)
+	}
 	names := make([]string, 0, len(known))
 	for k := range known {
 		names = append(names, k)

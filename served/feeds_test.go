@@ -53,7 +53,7 @@ func catalogConfig(t *testing.T, dir string, names ...string) string {
 	catalog := testguest.C(t, "catalog-c", "guests/c/mcpw.c", "guests/catalog/c/catalog.c")
 	var entries []string
 	for _, n := range names {
-		entries = append(entries, `{"module": "`+catalog+`", "name": "`+n+`", "mount": "`+n+`"}`)
+		entries = append(entries, `{"module": "`+catalog+`", "name": "`+n+`", "schemePrefix": "`+n+`"}`)
 	}
 	entries = append(entries, `{"module": "`+fixture("hostile", "good.wasm")+`"}`)
 	path := filepath.Join(dir, "mcp.json")

@@ -146,7 +146,7 @@ func conflicts(ps []*Provider) []string {
 				"give one of them another \"name\"", subject, c.Name, other))
 		} else {
 			problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s: "+
-				"give one of them a \"mount\" (e.g. \"mount\": \"docs\" serves docs+file:///...), or serve only one", subject, c.RootB, c.RootA, other))
+				"give one of them a \"schemePrefix\" (e.g. \"schemePrefix\": \"docs\" serves docs+file:///...), or serve only one", subject, c.RootB, c.RootA, other))
 		}
 	}
 	return problems

@@ -42,7 +42,7 @@ func TestLoad(t *testing.T) {
 		{"three providers", `{"providers": [{"module": "minimal.wasm"}, {"module": "good.wasm"}, {"module": "FILES", "grants": {"dirs": [{"host": "docs"}]}}]}`, ""},
 		{"rename", `{"providers": [{"module": "minimal.wasm", "name": "m1"}]}`, ""},
 		{"overlap", "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}]}",
-			`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2: give one of them a "mount"`},
+			`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2: give one of them a "schemePrefix"`},
 		{"duplicate name", "{\"providers\": [\n{\"module\": \"minimal.wasm\"},\n{\"module\": \"good.wasm\", \"name\": \"minimal\"}]}",
 			`mcp.json:3:1: providers[1] (provider "minimal"): provider name "minimal" is also used by providers[0] at line 2: give one of them another "name"`},
 		{"bad name", `{"providers": [{"module": "minimal.wasm", "name": "Bad Name"}]}`, `mcp.json:1:51: providers[0].name (provider "Bad Name"): "Bad Name" is not a provider name: use 1-64 of [a-z0-9._-]`},

@@ -13,23 +13,24 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
-// TestE2E_Mount serves the built-in files module twice, over two
+// TestE2E_SchemePrefix serves the built-in files module twice, over two
 // directories, through a config file: their URI spaces overlap, so the
-// operator mounts them under "docs" and "code". A go-sdk client lists,
-// reads and completes both through the real binary; without the mounts the
-// same config is refused, and the error names the fix.
-func TestE2E_Mount(t *testing.T) {
+// operator serves them under the scheme prefixes "docs" and "code". A
+// go-sdk client lists, reads and completes both through the real binary;
+// without the prefixes the same config is refused, and the error names the
+// fix.
+func TestE2E_SchemePrefix(t *testing.T) {
 	files := testguest.Go(t, "guests/files")
 	dir := t.TempDir()
 	for sub, name := range map[string]string{"docs": "guide.md", "code": "main.go"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, sub), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, sub, name), []byte("in "+sub), 0o644))
 	}
-	config := func(mountDocs, mountCode string) string {
+	config := func(docsPrefix, codePrefix string) string {
 		path := filepath.Join(dir, "mcp.json")
 		text := `{"providers": [
-  {"module": "` + files + `", "name": "docs", "mount": "` + mountDocs + `", "grants": {"dirs": [{"host": "docs"}]}},
-  {"module": "` + files + `", "name": "code", "mount": "` + mountCode + `", "grants": {"dirs": [{"host": "code"}]}}
+  {"module": "` + files + `", "name": "docs", "schemePrefix": "` + docsPrefix + `", "grants": {"dirs": [{"host": "docs"}]}},
+  {"module": "` + files + `", "name": "code", "schemePrefix": "` + codePrefix + `", "grants": {"dirs": [{"host": "code"}]}}
 ]}`
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
@@ -37,7 +38,7 @@ func TestE2E_Mount(t *testing.T) {
 
 	out, err := exec.Command(binary(t), "validate", "--config", config("", "")).CombinedOutput()
 	require.Error(t, err, "overlapping providers must be refused: %s", out)
-	require.Contains(t, string(out), `give one of them a "mount"`)
+	require.Contains(t, string(out), `give one of them a "schemePrefix"`)
 
 	cs := connect(t, "2025-11-25", "--config", config("docs", "code"))
 	ctx := context.Background()
@@ -53,7 +54,7 @@ func TestE2E_Mount(t *testing.T) {
 		require.Equal(t, want, res.Contents[0].Text)
 	}
 	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///guide.md"})
-	require.Error(t, err, "the unmounted URI belongs to no provider")
+	require.Error(t, err, "the URI without its prefix belongs to no provider")
 	tpls, err := cs.ListResourceTemplates(ctx, nil)
 	require.NoError(t, err)
 	var got []string
