@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -274,4 +275,75 @@ func TestReload_stampsNoticeEveryChange(t *testing.T) {
 	require.NotEqual(t, b, stampFiles([]string{p}))
 	require.NoError(t, os.Remove(p))
 	require.True(t, stampFiles([]string{p})[p].missing)
+}
+
+// TestPendingChange: a change is reloaded once a poll finds the files as
+// the previous poll did, or once they have kept changing for
+// maxPendingPolls polls.
+func TestPendingChange(t *testing.T) {
+	stamp := func(n int64) map[string]fileStamp { return map[string]fileStamp{"f": {size: n}} }
+	var w pendingChange
+	require.False(t, w.due(stamp(0), false), "nothing changed")
+	require.False(t, w.due(stamp(1), true), "a change is seen: wait one poll")
+	require.True(t, w.due(stamp(1), true), "the next poll agrees")
+
+	w = pendingChange{}
+	for i := range maxPendingPolls {
+		require.False(t, w.due(stamp(int64(10+i)), true), "poll %d: still changing", i+1)
+	}
+	require.True(t, w.due(stamp(99), true), "changing for maxPendingPolls polls: reload anyway")
+
+	w = pendingChange{}
+	require.False(t, w.due(stamp(1), true))
+	require.False(t, w.due(stamp(0), false), "changed back: nothing pending")
+	require.False(t, w.due(stamp(2), true), "a new change starts a new wait")
+}
+
+// TestReload_churn: a writer rewrites the config before every poll, so no
+// two polls ever agree; the set is still reloaded, at most
+// maxPendingPolls+1 polls after the first change, and again once the
+// writing stops, with the last config written.
+func TestReload_churn(t *testing.T) {
+	f := newReloadFixture(t)
+	var w pendingChange
+	reloaded := 0
+	for i := 0; reloaded == 0; i++ {
+		require.LessOrEqual(t, i, maxPendingPolls, "rewritten before every poll, the config was never reloaded")
+		f.write(t, filesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i)) // a new size every time
+		f.set.poll(t.Context(), &w)
+		reloaded = countReloads(f.logs.String())
+	}
+	require.Equal(t, 1, reloaded)
+	f.write(t, filesConfig("b", 3)) // the last write
+	f.set.poll(t.Context(), &w)     // sees it
+	require.Equal(t, 1, countReloads(f.logs.String()))
+	f.set.poll(t.Context(), &w) // agrees
+	require.Equal(t, 2, countReloads(f.logs.String()))
+	require.Equal(t, "from b", f.read(t))
+}
+
+// TestReload_churnRealTime: a writer goroutine rewrites the config every
+// 0.7 poll intervals, as a deploy tool in a loop does, through the real
+// watch loop and ticker; the set is reloaded while it is still writing.
+func TestReload_churnRealTime(t *testing.T) {
+	f := newReloadFixture(t)
+	const every = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { f.set.Watch(ctx, nil, true, every) })
+	writing := make(chan struct{})
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-writing:
+				return
+			case <-time.After(every * 7 / 10):
+			}
+			f.write(t, filesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i%100)) // a new size every time
+		}
+	})
+	defer func() { cancel(); wg.Wait() }()
+	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > 0 }, time.Minute, every,
+		"a config rewritten every 0.7 poll intervals was never reloaded")
+	close(writing)
 }
