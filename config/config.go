@@ -51,6 +51,12 @@ type Server struct {
 	CacheDir *string
 	// Watch reloads when the config file or a module changes.
 	Watch *bool
+	// MaxConcurrency bounds guest calls in flight across all providers
+	// (runtime.Config.WithMaxConcurrency).
+	MaxConcurrency *int
+	// MaxSubscriptions bounds what one session may subscribe to
+	// (server.Config.WithMaxSubscriptions).
+	MaxSubscriptions *int
 }
 
 // Watching reports whether file changes trigger a reload (default true).
@@ -138,12 +144,26 @@ func (p Provider) Key() string {
 // (RecycleAfter 0 is the default: never); ranges are checked by the runtime
 // at load.
 type Limits struct {
-	Timeout      time.Duration
-	Memory       uint64
-	Output       int
-	ModuleSize   int
-	PoolSize     int
-	RecycleAfter int
+	Timeout        time.Duration
+	InitTimeout    time.Duration
+	CompileTimeout time.Duration
+	Memory         uint64
+	Output         int
+	ModuleSize     int
+	PoolSize       int
+	RecycleAfter   int
+	Quarantine     Quarantine
+}
+
+// Quarantine says when repeated faults quarantine a provider, and for how
+// long (runtime.ProviderConfig.WithQuarantine); zero fields keep the
+// runtime's defaults.
+type Quarantine struct {
+	// After is how many faults in a row quarantine the provider.
+	After int
+	// Backoff is the first quarantine; it doubles after each failed trial
+	// call, up to MaxBackoff.
+	Backoff, MaxBackoff time.Duration
 }
 
 // RuntimeConfig is the provider's runtime configuration: its limits and
@@ -169,6 +189,15 @@ func (p Provider) RuntimeConfig() runtime.ProviderConfig {
 	if l.RecycleAfter != 0 {
 		cfg = cfg.WithRecycleAfter(l.RecycleAfter)
 	}
+	if l.InitTimeout != 0 {
+		cfg = cfg.WithInitTimeout(l.InitTimeout)
+	}
+	if l.CompileTimeout != 0 {
+		cfg = cfg.WithCompileTimeout(l.CompileTimeout)
+	}
+	if q := l.Quarantine; q != (Quarantine{}) {
+		cfg = cfg.WithQuarantine(q.after(), q.backoff(), q.maxBackoff())
+	}
 	return cfg.WithGrants(p.Grants)
 }
 
@@ -184,9 +213,18 @@ func (l Limits) String() string {
 	if l.RecycleAfter > 0 {
 		recycle = fmt.Sprintf("after %d calls", l.RecycleAfter)
 	}
-	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, recycle %s",
+	q := l.Quarantine
+	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, recycle %s, init %s, compile %s, quarantine after %d faults for %s to %s",
 		l.CallTimeout(), FormatSize(cmpOr(l.Memory, runtime.DefaultMemoryLimit)), FormatSize(uint64(cmpOr(l.Output, runtime.DefaultOutputLimit))),
-		FormatSize(uint64(l.ModuleSizeLimit())), cmpOr(l.PoolSize, runtime.DefaultPoolSize), recycle)
+		FormatSize(uint64(l.ModuleSizeLimit())), cmpOr(l.PoolSize, runtime.DefaultPoolSize), recycle,
+		cmpOr(l.InitTimeout, runtime.DefaultInitTimeout), cmpOr(l.CompileTimeout, runtime.DefaultCompileTimeout),
+		q.after(), q.backoff(), q.maxBackoff())
+}
+
+func (q Quarantine) after() int             { return cmpOr(q.After, runtime.DefaultFaultThreshold) }
+func (q Quarantine) backoff() time.Duration { return cmpOr(q.Backoff, runtime.DefaultQuarantineBase) }
+func (q Quarantine) maxBackoff() time.Duration {
+	return cmpOr(q.MaxBackoff, runtime.DefaultQuarantineMax)
 }
 
 func cmpOr[T comparable](v, def T) T {

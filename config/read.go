@@ -35,16 +35,18 @@ type serverFile struct {
 	LogFormat *string `json:"logFormat"`
 	CacheDir  *string `json:"cacheDir"`
 	// Watch reloads when the config file or a module changes (default true).
-	Watch *bool `json:"watch"`
+	Watch            *bool `json:"watch"`
+	MaxConcurrency   *int  `json:"maxConcurrency"`
+	MaxSubscriptions *int  `json:"maxSubscriptions"`
 }
 
 type providerFile struct {
-	Module string     `json:"module"`
-	Name   string     `json:"name"`
-	SchemePrefix string `json:"schemePrefix"`
-	Grants grantsFile `json:"grants"`
-	Limits limitsFile `json:"limits"`
-	Cache  *cacheFile `json:"cache"`
+	Module       string     `json:"module"`
+	Name         string     `json:"name"`
+	SchemePrefix string     `json:"schemePrefix"`
+	Grants       grantsFile `json:"grants"`
+	Limits       limitsFile `json:"limits"`
+	Cache        *cacheFile `json:"cache"`
 }
 
 type grantsFile struct {
@@ -77,12 +79,21 @@ type httpRuleFile struct {
 }
 
 type limitsFile struct {
-	Timeout      *duration `json:"timeout"`
-	Memory       *byteSize `json:"memory"`
-	Output       *byteSize `json:"output"`
-	ModuleSize   *byteSize `json:"moduleSize"`
-	PoolSize     *int      `json:"poolSize"`
-	RecycleAfter *int      `json:"recycleAfter"`
+	Timeout        *duration       `json:"timeout"`
+	Memory         *byteSize       `json:"memory"`
+	Output         *byteSize       `json:"output"`
+	ModuleSize     *byteSize       `json:"moduleSize"`
+	PoolSize       *int            `json:"poolSize"`
+	RecycleAfter   *int            `json:"recycleAfter"`
+	InitTimeout    *duration       `json:"initTimeout"`
+	CompileTimeout *duration       `json:"compileTimeout"`
+	Quarantine     *quarantineFile `json:"quarantine"`
+}
+
+type quarantineFile struct {
+	After      *int      `json:"after"`
+	Backoff    *duration `json:"backoff"`
+	MaxBackoff *duration `json:"maxBackoff"`
 }
 
 type cacheFile struct {
@@ -197,10 +208,16 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 	if s.LogFormat != nil && !oneOf(*s.LogFormat, "text", "json") {
 		bad("logFormat", fmt.Sprintf("is %q: use text or json", *s.LogFormat))
 	}
+	for key, n := range map[string]*int{"maxConcurrency": s.MaxConcurrency, "maxSubscriptions": s.MaxSubscriptions} {
+		if n != nil && *n < 1 {
+			bad(key, fmt.Sprintf("is %d: give a positive number, or remove the key for the default", *n))
+		}
+	}
 	if len(problems) > 0 {
 		return Server{}, &Error{src.name, problems}
 	}
-	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch}
+	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
+		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions}
 	if s.CacheDir != nil {
 		d := *s.CacheDir
 		if d != "" {
@@ -289,11 +306,6 @@ func resolveCache(c *cacheFile, bad func(string, string, ...any)) *abi.CacheHint
 func resolveLimits(l limitsFile, bad func(string, string, ...any)) Limits {
 	var out Limits
 	zero := func(key string) { bad("limits."+key, "is 0: give a positive value, or remove the key for the default") }
-	if l.Timeout != nil {
-		if out.Timeout = time.Duration(*l.Timeout); out.Timeout == 0 {
-			zero("timeout")
-		}
-	}
 	if l.Memory != nil {
 		if out.Memory = uint64(*l.Memory); out.Memory == 0 {
 			zero("memory")
@@ -316,6 +328,26 @@ func resolveLimits(l limitsFile, bad func(string, string, ...any)) Limits {
 	}
 	if l.RecycleAfter != nil {
 		out.RecycleAfter = *l.RecycleAfter
+	}
+	dur := func(key string, v *duration, out *time.Duration) {
+		if v == nil {
+			return
+		}
+		if *out = time.Duration(*v); *out == 0 {
+			zero(key)
+		}
+	}
+	dur("timeout", l.Timeout, &out.Timeout)
+	dur("initTimeout", l.InitTimeout, &out.InitTimeout)
+	dur("compileTimeout", l.CompileTimeout, &out.CompileTimeout)
+	if q := l.Quarantine; q != nil {
+		if q.After != nil {
+			if out.Quarantine.After = *q.After; out.Quarantine.After == 0 {
+				zero("quarantine.after")
+			}
+		}
+		dur("quarantine.backoff", q.Backoff, &out.Quarantine.Backoff)
+		dur("quarantine.maxBackoff", q.MaxBackoff, &out.Quarantine.MaxBackoff)
 	}
 	return out
 }

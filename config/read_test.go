@@ -89,6 +89,11 @@ func TestReadConfig_problems(t *testing.T) {
 		{"bad cache scope", `{"providers": [{"module": "minimal.wasm", "cache": {"scope": "world"}}]}`, []string{`providers[0].cache.scope (provider "minimal.wasm"): is "world": use "public" or "private"`}},
 		{"bad log level", `{"server": {"logLevel": "loud"}, "providers": [{"module": "minimal.wasm"}]}`, []string{`mcp.json:1:25: server.logLevel is "loud": use debug, info, warn or error`}},
 		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 1000`}},
+		{"zero server bounds", `{"server": {"maxConcurrency": 0, "maxSubscriptions": -1}, "providers": [{"module": "minimal.wasm"}]}`, []string{
+			`server.maxConcurrency is 0: give a positive number`, `server.maxSubscriptions is -1`}},
+		{"zero quarantine", `{"providers": [{"module": "minimal.wasm", "limits": {"initTimeout": "0s", "quarantine": {"after": 0, "maxBackoff": "0s"}}}]}`, []string{
+			`providers[0].limits.initTimeout (provider "minimal.wasm"): is 0`, `providers[0].limits.quarantine.after (provider "minimal.wasm"): is 0`,
+			`providers[0].limits.quarantine.maxBackoff (provider "minimal.wasm"): is 0`}},
 		{"zero limits", `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "0s", "memory": 0, "poolSize": 0}}]}`, []string{
 			`providers[0].limits.timeout (provider "minimal.wasm"): is 0: give a positive value, or remove the key for the default`,
 			`providers[0].limits.memory (provider "minimal.wasm"): is 0`, `providers[0].limits.poolSize (provider "minimal.wasm"): is 0`}},
@@ -133,12 +138,14 @@ func TestReadConfig_full(t *testing.T) {
 	}, g.HTTP)
 	require.True(t, g.Clock)
 	require.True(t, g.Random)
-	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls", docs.Limits.String())
-	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, recycle never", cc.Providers[1].Limits.String())
+	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s", docs.Limits.String())
+	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, recycle never, init 10s, compile 1m0s, quarantine after 5 faults for 1s to 5m0s", cc.Providers[1].Limits.String())
+	require.Equal(t, 8, *cc.Server.MaxConcurrency)
+	require.Equal(t, 50, *cc.Server.MaxSubscriptions)
 	require.Equal(t, 5*time.Second, cc.MaxTimeout())
-	require.Equal(t, 11, cc.Line("providers[0]"))
-	require.Equal(t, 11, docs.Line())
-	require.Contains(t, docs.Where("limits"), `full.json:32:17: providers[0].limits (provider "docs")`)
+	require.Equal(t, 13, cc.Line("providers[0]"))
+	require.Equal(t, 13, docs.Line())
+	require.Contains(t, docs.Where("limits"), `full.json:34:17: providers[0].limits (provider "docs")`)
 }
 
 // TestRead_moduleReferences: a path is made absolute and must exist; a

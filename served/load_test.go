@@ -118,3 +118,46 @@ func TestBuiltin(t *testing.T) {
 	_, err = r(t.Context(), config.ModuleRef(fixture("wat", "minimal.wasm")), 8)
 	require.ErrorContains(t, err, "limit is 8")
 }
+
+// TestLoad_limitsReachTheRuntime: every limit of a config reaches the
+// provider's runtime configuration: out-of-range values are the runtime's
+// refusals, and a quarantine after one fault quarantines after one trap.
+func TestLoad_limitsReachTheRuntime(t *testing.T) {
+	loader := NewLoader(newTestRuntime(t), ResolveFile, nil)
+	for key, want := range map[string]string{
+		`"initTimeout": "2h"`:                    "init timeout must be in (0, 1h]",
+		`"compileTimeout": "2h"`:                 "compile timeout must be in (0, 1h]",
+		`"quarantine": {"backoff": "1h"}`:        "quarantine needs faults >= 1 and 0 < base <= max",
+		`"quarantine": {"after": -1}`:            "quarantine needs faults >= 1",
+		`"recycleAfter": -1`:                     "recycle-after must be >= 0",
+		`"output": 10`:                           "output limit must be between 1 KiB and 256 MiB",
+		`"memory": "8GiB"`:                       "memory limit must be between 64 KiB and 4 GiB",
+		`"quarantine": {"maxBackoff": "500ms"}`:  "0 < base <= max",
+		`"timeout": "2h", "initTimeout": "1s"`:   "timeout must be in (0, 1h]",
+		`"moduleSize": "2GiB", "poolSize": 4`:    "module size limit must be between 8 B and 1 GiB",
+		`"poolSize": 300, "initTimeout": "59m"`:  "pool size must be 1-256",
+		`"compileTimeout": "1h", "poolSize": -1`: "pool size must be 1-256",
+	} {
+		path := writeConfig(t, `{"providers": [{"module": "good.wasm", "limits": {`+key+`}}]}`)
+		cfg, err := config.Read(path, noEnv)
+		require.NoError(t, err, key)
+		_, err = loader.Load(t.Context(), cfg)
+		require.ErrorContains(t, err, want, key)
+	}
+
+	traps, err := os.ReadFile(fixture("hostile", "traps.wasm"))
+	require.NoError(t, err)
+	path := writeConfig(t, `{"providers": [{"module": "traps.wasm", "limits": {"quarantine": {"after": 1, "backoff": "1h", "maxBackoff": "2h"}}}]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "traps.wasm"), traps, 0o644))
+	cfg, err := config.Read(path, noEnv)
+	require.NoError(t, err)
+	g, err := loader.Load(t.Context(), cfg)
+	require.NoError(t, err)
+	defer g.Close(t.Context())
+	p := g.Providers()[0]
+	_, err = p.Read(t.Context(), "evil:unreachable")
+	require.ErrorIs(t, err, abi.ErrTrap)
+	require.True(t, p.Stats().Quarantined, "one fault quarantines with after: 1")
+	_, err = p.Read(t.Context(), "evil:good")
+	require.ErrorIs(t, err, abi.ErrQuarantined, "for the hour of backoff")
+}

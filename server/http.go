@@ -135,18 +135,6 @@ func (h *httpHandler) mount(r route) (err error) {
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// Providers returns the providers served now (they change with
-// SetProviders), for health checks.
-func (s *Server) Providers() []Provider {
-	set := s.acquire()
-	defer set.release()
-	out := make([]Provider, len(set.mounts))
-	for i, m := range set.mounts {
-		out[i] = m.p
-	}
-	return out
-}
-
 func (h *httpHandler) serveReady(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if h.cfg.health != nil && !h.cfg.health.Ready() {

@@ -328,7 +328,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // and list changes on its GET stream; a 2026-07-28 listen hears them on
 // its own stream.
 func TestHTTP_changeNotifications(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithNotifyDelay(10*time.Millisecond))
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).withNotifyDelay(10*time.Millisecond))
 	url := serveHTTP(t, s, NewHTTPConfig())
 	updated, listChanged := make(chan string, 4), make(chan struct{}, 4)
 	client := mcp.NewClient(&mcp.Implementation{Name: "subs", Version: "1"}, &mcp.ClientOptions{

@@ -14,7 +14,7 @@ import (
 // contents changed; provider names the provider that reported it. A URI
 // that provider does not own, or that a read would refuse, is dropped and
 // logged: a provider can only speak for its own uri space. Notifications go
-// out after the notify delay (Config.WithNotifyDelay), coalesced: a URI
+// out after the notify delay (DefaultNotifyDelay), coalesced: a URI
 // reported many times within the delay is announced once, to each session
 // that subscribed to it (under the URI as that session sent it), and to
 // no other. It never blocks on clients and is safe for concurrent use.

@@ -135,6 +135,9 @@ func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
 // newRuntime builds the host runtime from the global flags.
 func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
 	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)
+	if c.IsSet("max-concurrency") { // serve's
+		cfg = cfg.WithMaxConcurrency(c.Int("max-concurrency"))
+	}
 	for _, o := range observer { // serve's metrics
 		cfg = cfg.WithObserver(o)
 	}

@@ -74,9 +74,11 @@ func refuseProviderFlags(c *cli.Context) error {
 func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 	s := cfg.Server
 	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir}
-	if s.PageSize != nil {
-		n := strconv.Itoa(*s.PageSize)
-		settings["page-size"] = &n
+	for flag, n := range map[string]*int{"page-size": s.PageSize, "max-concurrency": s.MaxConcurrency, "max-subscriptions": s.MaxSubscriptions} {
+		if n != nil {
+			v := strconv.Itoa(*n)
+			settings[flag] = &v
+		}
 	}
 	for flag, v := range settings {
 		if v == nil || c.IsSet(flag) || !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == flag }) {

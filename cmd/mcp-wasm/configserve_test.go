@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -49,4 +50,30 @@ func TestServe_configErrors(t *testing.T) {
 	code, logs = serveConfig(t, path)
 	require.Equal(t, 1, code)
 	require.True(t, strings.HasPrefix(logs, "mcp-wasm: "+path+":1:65: providers[0].limits.timeout (provider \"minimal.wasm\"): duration \"soon\""), logs)
+}
+
+// TestServe_serverBounds: --max-concurrency and --max-subscriptions, and
+// their config keys, reach the runtime and the server: a value out of
+// their range is their refusal.
+func TestServe_serverBounds(t *testing.T) {
+	path := writeConfig(t, `{"server": {"maxConcurrency": 5000}, "providers": [{"module": "good.wasm"}]}`)
+	code, logs := serveConfig(t, path)
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "max concurrency 5000: use 1-4096")
+	code, logs = serveConfig(t, path, "--max-concurrency", "8")
+	require.Equal(t, 0, code, "the flag given explicitly wins: %s", logs)
+
+	path = writeConfig(t, `{"server": {"maxSubscriptions": 200000}, "providers": [{"module": "good.wasm"}]}`)
+	code, logs = serveConfig(t, path)
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "max subscriptions 200000 out of range")
+}
+
+// TestE2E_maxSubscriptions: --max-subscriptions bounds a session's
+// subscriptions on the real binary.
+func TestE2E_maxSubscriptions(t *testing.T) {
+	cs := connect(t, "2025-11-25", "--module", fixture("hostile", "good.wasm"), "--max-subscriptions", "1")
+	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:good"}))
+	err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:other"})
+	require.Equal(t, int64(-32602), rpcCode(t, err))
 }

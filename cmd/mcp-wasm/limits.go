@@ -20,6 +20,11 @@ func limitFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-module-size", Value: "32MiB", Usage: "largest .wasm accepted"},
 		&cli.IntFlag{Name: "pool-size", Value: runtime.DefaultPoolSize, Usage: "instances per provider (= concurrent calls)"},
 		&cli.IntFlag{Name: "recycle-after", Value: 0, Usage: "replace an instance after N calls (0: never)"},
+		&cli.DurationFlag{Name: "init-timeout", Value: runtime.DefaultInitTimeout, Usage: "deadline of a new instance's start (_initialize, and describe at load)"},
+		&cli.DurationFlag{Name: "compile-timeout", Value: runtime.DefaultCompileTimeout, Usage: "deadline of compiling the module (a large module on a busy machine may need more)"},
+		&cli.IntFlag{Name: "quarantine-after", Value: runtime.DefaultFaultThreshold, Usage: "quarantine a provider after `N` faults in a row (timeouts, traps, ABI violations)"},
+		&cli.DurationFlag{Name: "quarantine-backoff", Value: runtime.DefaultQuarantineBase, Usage: "first quarantine; it doubles after each failed trial call"},
+		&cli.DurationFlag{Name: "quarantine-max-backoff", Value: runtime.DefaultQuarantineMax, Usage: "longest quarantine"},
 		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `PATH`, a directory tree or a single file, mounted where the provider asks (repeatable)"},
 		&cli.StringSliceFlag{Name: "config-value", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
 	)
@@ -41,6 +46,8 @@ func providerFromFlags(c *cli.Context) (config.Provider, error) {
 		Timeout: c.Duration("timeout"), Memory: sizes["memory"],
 		Output: config.ClampInt(sizes["max-output"]), ModuleSize: config.ClampInt(sizes["max-module-size"]),
 		PoolSize: c.Int("pool-size"), RecycleAfter: c.Int("recycle-after"),
+		InitTimeout: c.Duration("init-timeout"), CompileTimeout: c.Duration("compile-timeout"),
+		Quarantine: config.Quarantine{After: c.Int("quarantine-after"), Backoff: c.Duration("quarantine-backoff"), MaxBackoff: c.Duration("quarantine-max-backoff")},
 	}
 	if err := refuseZeroLimits(p.Limits); err != nil {
 		return p, err
@@ -59,7 +66,9 @@ func providerFromFlags(c *cli.Context) (config.Provider, error) {
 // would read as "the default".
 func refuseZeroLimits(l config.Limits) error {
 	for flag, zero := range map[string]bool{"timeout": l.Timeout == 0, "memory": l.Memory == 0, "max-output": l.Output == 0,
-		"max-module-size": l.ModuleSize == 0, "pool-size": l.PoolSize == 0} {
+		"max-module-size": l.ModuleSize == 0, "pool-size": l.PoolSize == 0, "init-timeout": l.InitTimeout == 0,
+		"compile-timeout": l.CompileTimeout == 0, "quarantine-after": l.Quarantine.After == 0,
+		"quarantine-backoff": l.Quarantine.Backoff == 0, "quarantine-max-backoff": l.Quarantine.MaxBackoff == 0} {
 		if zero {
 			return usageError("--%s 0: give a positive value", flag)
 		}

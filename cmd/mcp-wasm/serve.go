@@ -41,6 +41,10 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
+			&cli.IntFlag{Name: "max-concurrency", DefaultText: "twice the CPUs, at least 4",
+				Usage: "guest calls and instantiations in flight across all providers (bounds host stack that deep guest recursion uses outside the memory cap)"},
+			&cli.IntFlag{Name: "max-subscriptions", Value: server.DefaultMaxSubscriptions,
+				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open (all sessions together: 100 times as many)"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -86,7 +90,7 @@ func serveAction(c *cli.Context) error {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
 	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).
+		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
