@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
 )
 
@@ -32,8 +31,7 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 func TestLoad(t *testing.T) {
-	files := filepath.Join(t.TempDir(), "files.wasm")
-	require.NoError(t, os.WriteFile(files, defaultprovider.Wasm(), 0o644))
+	files := filesWasm(t)
 	tests := []struct {
 		name string
 		text string

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -36,6 +35,10 @@ func newTestRuntime(t *testing.T) *runtime.Runtime {
 	t.Cleanup(func() { _ = rt.Close(context.WithoutCancel(t.Context())) })
 	return rt
 }
+
+// filesWasm is the files provider (guests/files, the module cmd/mcp-wasm
+// embeds as its default provider), built once and cached by testguest.
+func filesWasm(t *testing.T) string { return testguest.Go(t, "guests/files") }
 
 // noEnv is an empty environment.
 func noEnv(string) (string, bool) { return "", false }
@@ -92,7 +95,9 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 	t.Helper()
 	f := &reloadFixture{dir: t.TempDir(), logs: &syncBuffer{}}
 	f.path = filepath.Join(f.dir, "mcp.json")
-	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "files.wasm"), defaultprovider.Wasm(), 0o644))
+	wasm, err := os.ReadFile(filesWasm(t))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "files.wasm"), wasm, 0o644)) // a copy: the test changes its mtime
 	for _, d := range []string{"a", "b"} {
 		require.NoError(t, os.Mkdir(filepath.Join(f.dir, d), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(f.dir, d, "same.txt"), []byte("from "+d), 0o644))
