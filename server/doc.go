@@ -1,6 +1,7 @@
 // Package server is the MCP layer of mcp-wasm: it serves the resources of a
-// fixed set of providers to MCP clients over any go-sdk transport (stdio in
-// production), speaking every protocol revision on one connection — the
+// set of providers to MCP clients over stdio (Server.ServeStdio) and
+// Streamable HTTP (Server.ServeStreamable), both production transports,
+// speaking every protocol revision on one connection — the
 // initialize-handshake revisions 2024-11-05, 2025-03-26, 2025-06-18 and
 // 2025-11-25, and the stateless 2026-07-28.
 //
@@ -24,7 +25,7 @@
 // accepts legacy logging/setLevel and ignores it (logs go to stderr). It
 // runs no provider code of its own and knows nothing
 // of WebAssembly: providers reach it through the [Provider] interface, and
-// cmd/mcp-wasm wires the runtime in.
+// cmd/mcp-wasm wires the runtime in (through package served).
 //
 // # Live resources
 //
