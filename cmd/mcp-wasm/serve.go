@@ -28,7 +28,8 @@ func serveCommand() *cli.Command {
 			"files and .git are left out unless --show-hidden. With --module, serves those\n" +
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
-			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
+			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
+			"changes settle, and at most 6s after the first while they go on).\n" +
 			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
 			"in flight finish (at most --request-timeout).\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +

@@ -69,3 +69,16 @@ func TestServe_configRefusesProviderFlags(t *testing.T) {
 		require.Contains(t, errOut, args[0]+" and --config: providers, grants and limits come from the config file alone", args[0])
 	}
 }
+
+// TestValidate_builtinFiles: a config file may name the built-in files
+// provider as builtin://files; its bytes come from the binary.
+func TestValidate_builtinFiles(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "builtin://files", "grants": {"dirs": [{"host": "docs"}]}}]}`)
+	code, out, errOut := runCLI(t, "validate", "--config", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "files (line 1): builtin://files")
+	path = writeConfig(t, `{"providers": [{"module": "builtin://nothing"}]}`)
+	code, _, errOut = runCLI(t, "validate", "--config", path)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "builtin:// references are not supported here")
+}
