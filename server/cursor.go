@@ -136,11 +136,11 @@ func parsePosition(payload []byte) (position, error) {
 // valid checks an authentic position against the request kind and the
 // providers: a cursor of another list, or naming a provider that is no
 // longer at that index, is stale.
-func (p position) valid(kind string, mounts []*mount) error {
+func (p position) valid(kind string, backends []*backend) error {
 	if p.Kind != kind {
 		return fmt.Errorf("%w: cursor belongs to another list", errBadCursor)
 	}
-	if p.Index >= len(mounts) || mounts[p.Index].name != p.Name {
+	if p.Index >= len(backends) || backends[p.Index].name != p.Name {
 		return fmt.Errorf("%w: stale", errBadCursor)
 	}
 	return nil

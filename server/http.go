@@ -56,7 +56,7 @@ type httpHandler struct {
 // HTTPHandler returns the Streamable HTTP transport as an http.Handler
 // serving /mcp, /healthz, /readyz and, in OAuth mode, the protected
 // resource metadata. ServeStreamable serves it with graceful shutdown;
-// mount it elsewhere only if you handle shutdown yourself (its event
+// serve it elsewhere only if you handle shutdown yourself (its event
 // streams end only when their clients leave).
 func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
 	return s.newHTTPHandler(cfg)
@@ -114,16 +114,16 @@ func (h *httpHandler) routes() error {
 	h.mux.HandleFunc("GET "+ReadyzPath, h.serveReady)
 	h.authRoutes() // auth.go
 	for _, r := range h.cfg.routes {
-		if err := h.mount(r); err != nil {
+		if err := h.addRoute(r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// mount adds an extra route; http.ServeMux panics on a bad or conflicting
+// addRoute adds an extra route; http.ServeMux panics on a bad or conflicting
 // pattern, which is the operator's error here.
-func (h *httpHandler) mount(r route) (err error) {
+func (h *httpHandler) addRoute(r route) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("route %q: %v: use another pattern", r.pattern, p)

@@ -65,7 +65,7 @@ type HTTPConfig struct {
 	maxSessionsPerClient int
 }
 
-// route is an extra handler mounted beside /mcp.
+// route is an extra handler served beside /mcp.
 type route struct {
 	pattern string
 	handler http.Handler
@@ -205,7 +205,7 @@ func (c HTTPConfig) WithTLS(cfg *tls.Config) HTTPConfig {
 	return c
 }
 
-// WithRoute mounts h at pattern (an http.ServeMux pattern, e.g.
+// WithRoute serves h at pattern (an http.ServeMux pattern, e.g.
 // "GET /metrics") beside /mcp. It gets neither the Host and Origin checks
 // nor authentication nor the rate limit: like /healthz, it is meant for
 // the operator's infrastructure. Defaults to none.

@@ -267,7 +267,7 @@ func TestServeStreamable_refusesOpenBindWithoutHosts(t *testing.T) {
 	require.ErrorContains(t, err, "needs allowed hosts")
 }
 
-// TestHTTP_extraRoutesAndMiddleware: WithRoute mounts an operator handler
+// TestHTTP_extraRoutesAndMiddleware: WithRoute serves an operator handler
 // outside the guard; WithMCPMiddleware sees every /mcp response, refusals
 // included; a conflicting route is a configuration error.
 func TestHTTP_extraRoutesAndMiddleware(t *testing.T) {

@@ -20,11 +20,11 @@ const (
 
 // lister describes one merged list (resources or templates).
 type lister[T any] struct {
-	op     string   // abi.OpList or abi.OpTemplates
-	mounts []*mount // the providers of this request, sorted by name
+	op       string     // abi.OpList or abi.OpTemplates
+	backends []*backend // the providers of this request, sorted by name
 	// fetch calls the provider for one page under its own deadline and
 	// returns the items a client may see.
-	fetch func(ctx context.Context, m *mount, cursor string) ([]T, string, error)
+	fetch func(ctx context.Context, m *backend, cursor string) ([]T, string, error)
 }
 
 // page collects one client page starting at pos. It returns the items and
@@ -39,11 +39,11 @@ type lister[T any] struct {
 func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position) {
 	out := make([]T, 0, min(s.cfg.pageSize, 64))
 	progress := false
-	for calls := 0; pos.Index < len(l.mounts) && len(out) < s.cfg.pageSize; calls++ {
+	for calls := 0; pos.Index < len(l.backends) && len(out) < s.cfg.pageSize; calls++ {
 		if calls == maxCallsPerPage || ctx.Err() != nil {
 			return out, &pos
 		}
-		m := l.mounts[pos.Index]
+		m := l.backends[pos.Index]
 		if !m.has(l.op) {
 			pos, progress = l.nextProvider(pos), true
 			continue
@@ -68,7 +68,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 		}
 		progress = true
 	}
-	if pos.Index >= len(l.mounts) {
+	if pos.Index >= len(l.backends) {
 		return out, nil
 	}
 	return out, &pos
@@ -77,7 +77,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 // take appends the items of one provider page from pos.Offset, up to the
 // page size, and advances pos. full reports that the page filled up inside
 // this provider page (pos then points into it).
-func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos position) ([]T, position, bool) {
+func (l lister[T]) take(s *Server, m *backend, out, items []T, next string, pos position) ([]T, position, bool) {
 	if pos.Offset > len(items) {
 		pos.Offset = len(items) // the provider page shrank since the cursor was made
 	}
@@ -112,17 +112,17 @@ func (l lister[T]) take(s *Server, m *mount, out, items []T, next string, pos po
 func (l lister[T]) nextProvider(pos position) position {
 	i := pos.Index + 1
 	p := position{Kind: pos.Kind, Index: i}
-	if i < len(l.mounts) {
-		p.Name = l.mounts[i].name
+	if i < len(l.backends) {
+		p.Name = l.backends[i].name
 	}
 	return p
 }
 
-// firstPosition is the start of a listing of kind over mounts.
-func firstPosition(mounts []*mount, kind string) position {
+// firstPosition is the start of a listing of kind over backends.
+func firstPosition(backends []*backend, kind string) position {
 	p := position{Kind: kind}
-	if len(mounts) > 0 {
-		p.Name = mounts[0].name
+	if len(backends) > 0 {
+		p.Name = backends[0].name
 	}
 	return p
 }

@@ -67,12 +67,12 @@ func (s *Server) Interested() bool {
 }
 
 // named returns the provider called name, or nil.
-func (ps *providerSet) named(name string) *mount {
-	i, ok := slices.BinarySearchFunc(ps.mounts, name, func(m *mount, name string) int { return cmp.Compare(m.name, name) })
+func (ps *providerSet) named(name string) *backend {
+	i, ok := slices.BinarySearchFunc(ps.backends, name, func(m *backend, name string) int { return cmp.Compare(m.name, name) })
 	if !ok {
 		return nil
 	}
-	return ps.mounts[i]
+	return ps.backends[i]
 }
 
 // deliver sends one flush of changes: each changed URI to the sessions

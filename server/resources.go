@@ -42,15 +42,15 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 // this request: it decodes the cursor, collects the page, shapes every item
 // for the revision and returns the page's cache fields and next cursor.
 func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind, op string,
-	fetch func(context.Context, *mount, string) ([]T, string, error), shape func(T, revision) T,
+	fetch func(context.Context, *backend, string) ([]T, string, error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
 	set := s.acquire()
 	defer set.release()
-	pos, err := s.startPosition(set.mounts, kind, cursor)
+	pos, err := s.startPosition(set.backends, kind, cursor)
 	if err != nil {
 		return nil, stateless{}, "", err
 	}
-	l := lister[T]{op: op, mounts: set.mounts, fetch: fetch}
+	l := lister[T]{op: op, backends: set.backends, fetch: fetch}
 	items, next := l.page(ctx, s, pos)
 	out := make([]T, len(items))
 	for i, item := range items {
@@ -61,13 +61,13 @@ func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind,
 
 // startPosition decodes a client cursor ("" starts the listing) against
 // the providers of this request.
-func (s *Server) startPosition(mounts []*mount, kind, cursor string) (position, error) {
+func (s *Server) startPosition(backends []*backend, kind, cursor string) (position, error) {
 	if cursor == "" {
-		return firstPosition(mounts, kind), nil
+		return firstPosition(backends, kind), nil
 	}
 	pos, err := s.cursors.decode(cursor)
 	if err == nil {
-		err = pos.valid(kind, mounts)
+		err = pos.valid(kind, backends)
 	}
 	if err != nil {
 		s.log.Debug("client cursor refused", "error", err)
@@ -85,7 +85,7 @@ func (s *Server) nextCursor(pos *position) string {
 
 // fetchResources calls one provider's list under its own deadline and keeps
 // the resources inside its uri space.
-func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) ([]abi.Resource, string, error) {
+func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) ([]abi.Resource, string, error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
 		return m.p.List(ctx, cursor)
 	})
@@ -109,7 +109,7 @@ func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) ([
 
 // fetchTemplates calls one provider's templates under its own deadline and
 // keeps the templates that parse and stay inside its uri space.
-func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) ([]abi.ResourceTemplate, string, error) {
+func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) ([]abi.ResourceTemplate, string, error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
 		return m.p.Templates(ctx, cursor)
 	})

@@ -13,7 +13,7 @@ var (
 	_ server.Observer  = (*metrics.Transport)(nil)
 )
 
-// metricsPath is where serve --http mounts the Prometheus exposition.
+// metricsPath is where serve --http serves the Prometheus exposition.
 const metricsPath = "/metrics"
 
 // watchSet makes the metric set read, at every scrape, the pool, memory
