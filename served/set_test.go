@@ -93,6 +93,13 @@ type reloadFixture struct {
 
 func newReloadFixture(t *testing.T) *reloadFixture {
 	t.Helper()
+	return newReloadFixtureRevision(t, "2025-06-18")
+}
+
+// newReloadFixtureRevision is newReloadFixture with a client speaking
+// revision.
+func newReloadFixtureRevision(t *testing.T, revision string) *reloadFixture {
+	t.Helper()
 	f := &reloadFixture{dir: t.TempDir(), logs: &syncBuffer{}}
 	f.path = filepath.Join(f.dir, "mcp.json")
 	wasm, err := os.ReadFile(filesWasm(t))
@@ -113,7 +120,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...).WithLogger(log).WithCallTimeout(cfg.MaxTimeout() + time.Second))
 	require.NoError(t, err)
 	f.set = NewSet(loader, first, SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
-	f.cs = serveInProcess(t, srv, &mcp.ClientOptions{
+	f.cs = serveInProcess(t, srv, revision, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { f.listed.Add(1) },
 	})
 	t.Cleanup(func() { f.set.Close(context.Background()) })
@@ -121,7 +128,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 }
 
 // serveInProcess serves srv over pipes, as over stdio, to a go-sdk client.
-func serveInProcess(t *testing.T, srv *server.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func serveInProcess(t *testing.T, srv *server.Server, revision string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
@@ -129,7 +136,7 @@ func serveInProcess(t *testing.T, srv *server.Server, opts *mcp.ClientOptions) *
 	done := make(chan error, 1)
 	go func() { done <- srv.ServeStdio(ctx, sr, sw) }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, opts)
-	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = cs.Close()
@@ -351,4 +358,38 @@ func TestReload_churnRealTime(t *testing.T) {
 	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > 0 }, time.Minute, every,
 		"a config rewritten every 0.7 poll intervals was never reloaded")
 	close(writing)
+}
+
+// TestReload_everyRevision: with a client of each protocol revision
+// reading steadily, an edited config file (through the watch loop),
+// SIGHUP and a broken config are each handled without one failed read;
+// clients of the handshake revisions hear list_changed.
+func TestReload_everyRevision(t *testing.T) {
+	for _, rev := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			f := newReloadFixtureRevision(t, rev)
+			ctx, cancel := context.WithCancel(t.Context())
+			hup := make(chan os.Signal, 1)
+			var wg sync.WaitGroup
+			wg.Go(func() { f.set.Watch(ctx, hup, true, 20*time.Millisecond) })
+			defer func() { cancel(); wg.Wait() }()
+			require.Equal(t, "from a", f.read(t))
+			stop := f.readers(3)
+
+			f.write(t, filesConfig("b", 3))
+			require.Eventually(t, func() bool { return f.read(t) == "from b" }, 20*time.Second, 10*time.Millisecond, "config change not served")
+			f.write(t, filesConfig("a", 1))
+			hup <- os.Interrupt
+			require.Eventually(t, func() bool { return f.read(t) == "from a" }, 20*time.Second, 10*time.Millisecond, "SIGHUP reload not served")
+			f.write(t, `{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "b"}]}, "limits": {"poolSize": "2"}}]}`)
+			require.Eventually(t, func() bool { return strings.Contains(f.logs.String(), "reload refused") }, 20*time.Second, 10*time.Millisecond)
+			require.Equal(t, "from a", f.read(t))
+
+			reads, failed, first := stop()
+			require.Zero(t, failed, "%d of %d reads failed across reloads; first: %v", failed, reads, first)
+			if rev != "2026-07-28" { // a stateless client hears list changes only through subscriptions/listen
+				require.Eventually(t, func() bool { return f.listed.Load() > 0 }, 5*time.Second, 10*time.Millisecond, "no list_changed")
+			}
+		})
+	}
 }
