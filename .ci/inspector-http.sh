@@ -5,7 +5,11 @@
 # resources/list, resources/templates/list and resources/read (text, a
 # template, a PNG blob written out byte for byte) must succeed with the
 # expected content, 2026-07-28 results must carry the cache hints and legacy
-# ones must not, and a read of a missing resource must fail.
+# ones must not, and a read of a missing resource must fail. The server runs
+# with --resource-tools: tools/list must hold the tools view (its schemas
+# portable: --strict), and tools/call must list, read (text, and the PNG as
+# image content) and complete the same resources, a missing one being a tool
+# error.
 # Needs Node >= 22.19 on PATH (.ci/run provides it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +20,7 @@ I=$(inspector_bin)
 go build -o build/mcp-wasm ./cmd/mcp-wasm
 make -s build/guests/conformance.wasm
 TMP=$(mktemp -d)
-build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm \
+build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm --resource-tools \
   --cache-dir "$PWD/build/ci-cache" --log-level warn --audit-log off 2>"$TMP/serve.log" &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true; rm -rf "$TMP"' EXIT
@@ -66,6 +70,21 @@ for era in legacy modern auto; do
     echo "inspector-http FAIL ($era): a missing resource failed the wrong way: $out"; fail=1
   else
     echo "inspector-http ok ($era missing resource refused)"
+  fi
+  call() { check "$era" "$1" "" --method tools/call --tool-name "${@:2}"; }
+  check "$era" '"name":"complete_resource_argument"' "" --method tools/list --strict
+  call '"uri":"test://watched-resource"' list_resources
+  call '"uriTemplate":"test://template/{id}/data"' list_resource_templates
+  call 'This is the content of the static text resource.' read_resource --tool-arg uri=test://static-text
+  call '"type":"image","data":"iVBORw0KGgo' read_resource --tool-arg uri=test://static-binary
+  call 'Data for ID: 123' read_resource --tool-arg uri=test://template/123/data
+  call '"values":["123"' complete_resource_argument --tool-arg 'uriTemplate=test://template/{id}/data' --tool-arg argument=id --tool-arg value=12
+  if out=$(inspect "$era" --method tools/call --tool-name read_resource --tool-arg uri=test://nonexistent-resource-for-conformance-testing --format json 2>&1); then
+    echo "inspector-http FAIL ($era): reading a missing resource through the tool succeeded: $out"; fail=1
+  elif [[ "$out" != *'"isError":true'* || "$out" != *"resource not found: test://nonexistent"* ]]; then
+    echo "inspector-http FAIL ($era): a missing resource through the tool failed the wrong way: $out"; fail=1
+  else
+    echo "inspector-http ok ($era missing resource through the tool: a tool error result)"
   fi
 done
 if [ "$fail" -ne 0 ]; then

@@ -1,6 +1,7 @@
 // Package config is the operator's configuration of what mcp-wasm serves:
-// the providers (each a module, its name, scheme prefix, cache hint,
-// limits and grants) and the server settings. A config file (Read) and the
+// the providers (each a module, its pin and signature policy, its name,
+// scheme prefix, cache hint, what clients see of it, limits and grants)
+// and the server settings. A config file (Read) and the
 // command line (cmd/mcp-wasm builds a Config from --module and the limit
 // and grant flags) give the same value, so every way of naming providers
 // is one list of Provider specs that package served loads.
@@ -15,9 +16,11 @@
 // Paths in it are relative to its directory.
 //
 // It refuses to do anything else: it loads no module (package served
-// does, through a Resolver), reads no file but the config and the stat of
-// the paths it names, and reads only the environment variables the file
-// names, through the lookup its caller passes.
+// does, through a Resolver, which also checks pins and signatures), reads
+// no file but the config, the public keys and trusted root its policies
+// name and the stat of the paths it names, writes none but the config
+// (Config.Pin, for mcp-wasm lock), and reads only the environment
+// variables the file names, through the lookup its caller passes.
 package config
 
 import (
@@ -26,7 +29,9 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // Config is what to serve: providers, in the operator's order, and server
@@ -57,6 +62,12 @@ type Server struct {
 	// MaxSubscriptions bounds what one session may subscribe to
 	// (server.Config.WithMaxSubscriptions).
 	MaxSubscriptions *int
+	// InsecureRegistries are the registry hosts (HOST[:PORT]) reached over
+	// plain HTTP, besides those of --insecure-registry.
+	InsecureRegistries []string
+	// ResourceTools offers the resources as tools too
+	// (server.Config.WithResourceTools).
+	ResourceTools *bool
 }
 
 // Watching reports whether file changes trigger a reload (default true).
@@ -66,6 +77,16 @@ func (s Server) Watching() bool { return s.Watch == nil || *s.Watch }
 type Provider struct {
 	// Module is where the module's bytes come from.
 	Module ModuleRef
+	// SHA256 pins the module's bytes: "sha256:" and 64 hex digits; a
+	// module with other bytes is refused. "" pins nothing.
+	SHA256 string
+	// Policy is the signature policy the module must satisfy: the
+	// provider's own, else the file's (or the flags'); nil requires
+	// nothing.
+	Policy *sigpolicy.Policy
+	// Expose is what clients see of the provider (server.WithURIFilter);
+	// the zero filter shows everything.
+	Expose server.URIFilter
 	// Name replaces the name the module gives itself; "" keeps it.
 	Name string
 	// SchemePrefix serves the provider's URIs under PREFIX+scheme: (see
@@ -80,9 +101,10 @@ type Provider struct {
 	at position
 }
 
-// ModuleRef names a provider module: an absolute file path, or a
-// reference a Resolver understands (a URL with a scheme, "NAME://...",
-// such as builtin://files).
+// ModuleRef names a provider module: a file path (absolute when read
+// from a file), or a reference a Resolver understands (a URL with a
+// scheme, "NAME://...", such as oci://ghcr.io/acme/notes:1.0 or
+// builtin://files).
 type ModuleRef string
 
 // Path returns the file path of a reference that is a file.

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // The config file (serve --config FILE, validate --config FILE) is the
@@ -22,9 +24,10 @@ import (
 
 // fileConfig is the config file as written.
 type fileConfig struct {
-	Schema    string         `json:"$schema"`
-	Server    serverFile     `json:"server"`
-	Providers []providerFile `json:"providers"`
+	Schema    string          `json:"$schema"`
+	Server    serverFile      `json:"server"`
+	Policy    *sigpolicy.Spec `json:"policy"` // every provider's, unless it has its own (provenance.go)
+	Providers []providerFile  `json:"providers"`
 }
 
 // serverFile holds the server settings. Command-line flags given
@@ -38,15 +41,30 @@ type serverFile struct {
 	Watch            *bool `json:"watch"`
 	MaxConcurrency   *int  `json:"maxConcurrency"`
 	MaxSubscriptions *int  `json:"maxSubscriptions"`
+	// InsecureRegistries are reached over plain HTTP (--insecure-registry).
+	InsecureRegistries []string `json:"insecureRegistries"`
+	// ResourceTools turns on the tools view (serve --resource-tools).
+	ResourceTools *bool `json:"resourceTools"`
 }
 
 type providerFile struct {
-	Module       string     `json:"module"`
-	Name         string     `json:"name"`
-	SchemePrefix string     `json:"schemePrefix"`
-	Grants       grantsFile `json:"grants"`
-	Limits       limitsFile `json:"limits"`
-	Cache        *cacheFile `json:"cache"`
+	Module       string          `json:"module"` // a path, or oci://HOST/REPO:TAG[@sha256:...]
+	SHA256       string          `json:"sha256"` // pins the module bytes (provenance.go)
+	Policy       *sigpolicy.Spec `json:"policy"` // replaces the file's policy for this provider
+	Name         string          `json:"name"`
+	SchemePrefix string          `json:"schemePrefix"`
+	Grants       grantsFile      `json:"grants"`
+	Limits       limitsFile      `json:"limits"`
+	Cache        *cacheFile      `json:"cache"`
+	Expose       *exposeFile     `json:"expose"`
+}
+
+// exposeFile is the operator's filter of what clients see of a provider
+// (server.URIFilter): URI patterns, as clients see the URIs (with the
+// scheme prefix, if any).
+type exposeFile struct {
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
 }
 
 type grantsFile struct {
@@ -168,9 +186,9 @@ func Read(path string, env LookupEnv) (*Config, error) {
 		return nil, err
 	}
 	cfg := &Config{File: path, Server: server, src: src, dir: dir}
-	var problems []string
+	global, problems := globalPolicy(src, dir, fc.Policy) // provenance.go
 	for i, pf := range fc.Providers {
-		p, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env)
+		p, errs := resolveProvider(src, dir, fmt.Sprintf("providers[%d]", i), pf, env, global)
 		problems = append(problems, errs...)
 		cfg.Providers = append(cfg.Providers, p)
 	}
@@ -217,7 +235,8 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 		return Server{}, &Error{src.name, problems}
 	}
 	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
-		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions}
+		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions,
+		InsecureRegistries: s.InsecureRegistries, ResourceTools: s.ResourceTools}
 	if s.CacheDir != nil {
 		d := *s.CacheDir
 		if d != "" {
@@ -239,7 +258,7 @@ func oneOf(s string, options ...string) bool {
 
 // resolveProvider turns one provider entry into a Provider, collecting
 // every problem with its position.
-func resolveProvider(src *source, base, path string, pf providerFile, env LookupEnv) (Provider, []string) {
+func resolveProvider(src *source, base, path string, pf providerFile, env LookupEnv, global *sigpolicy.Policy) (Provider, []string) {
 	p := Provider{Name: pf.Name, SchemePrefix: pf.SchemePrefix, at: position{src: src, path: path, label: pf.Name}}
 	if p.at.label == "" {
 		p.at.label = pf.Module
@@ -257,13 +276,22 @@ func resolveProvider(src *source, base, path string, pf providerFile, env Lookup
 		bad("schemePrefix", "%q is not a scheme prefix: use 1-32 of [a-z0-9-], starting with a letter (it becomes PREFIX+scheme: in every URI)", pf.SchemePrefix)
 	}
 	p.Cache = resolveCache(pf.Cache, bad)
+	if pf.Expose != nil {
+		f, err := server.NewURIFilter(pf.Expose.Include, pf.Expose.Exclude)
+		if err != nil {
+			bad("expose", "%v", err)
+		}
+		p.Expose = f
+	}
 	p.Grants = resolveGrants(base, pf.Grants, env, bad)
 	p.Limits = resolveLimits(pf.Limits, bad)
+	p.SHA256, p.Policy = resolveProvenance(base, pf, global, bad) // provenance.go
 	return p, problems
 }
 
 // resolveModule makes a module path absolute and checks the file exists;
-// a reference with a scheme (NAME://...) is left to the Resolver.
+// an oci:// reference is checked as a reference; one with another scheme
+// (NAME://..., such as builtin://files) is left to the Resolver.
 func resolveModule(base, module string, bad func(string, string, ...any)) ModuleRef {
 	if module == "" {
 		bad("module", `is missing: add "module": "path/to/provider.wasm" (relative to the config file)`)
@@ -271,6 +299,7 @@ func resolveModule(base, module string, bad func(string, string, ...any)) Module
 	}
 	ref := ModuleRef(module)
 	if _, isFile := ref.Path(); !isFile {
+		checkRef(ref, bad) // provenance.go
 		return ref
 	}
 	path := resolvePath(base, module)

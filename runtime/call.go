@@ -27,7 +27,7 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 	defer cancel()
 	admitted, waitStart := false, time.Now()
 	in, err := p.pool.acquire(cctx, func(ctx context.Context) error {
-		if err := p.rt.enter(ctx); err != nil {
+		if err := p.rt.enter(ctx, &p.share); err != nil {
 			return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
 		}
 		admitted = true
@@ -35,7 +35,7 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 	})
 	p.observeWait(waitStart)
 	if admitted {
-		defer p.rt.leave()
+		defer p.rt.leave(&p.share)
 	}
 	if err != nil {
 		// Only a failed instantiation is the provider's fault; waiting is not.

@@ -34,7 +34,9 @@ func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
 
 // WithMaxConcurrency bounds guest calls and instantiations in flight across
 // all providers. Deep guest recursion allocates host stack outside the memory
-// cap (up to ~400 MB per call), so this bound is what limits it.
+// cap (up to ~400 MB per call), so this bound is what limits it. The slots
+// are shared fairly: one always stays free for a provider that holds none
+// (see slots.go), so one busy provider cannot starve the others.
 // Defaults to 2×GOMAXPROCS, at least 4.
 func (c Config) WithMaxConcurrency(n int) Config { c.maxConcurrency = n; return c }
 

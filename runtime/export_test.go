@@ -3,3 +3,13 @@ package runtime
 // withPreempt returns c with another preemption mode, for benchmarks that
 // compare the instrumentation with wazero's check and with no check.
 func (c ProviderConfig) withPreempt(m preemptMode) ProviderConfig { c.preempt = m; return c }
+
+// slotsInUse is the number of global slots held now.
+func (r *Runtime) slotsInUse() int { return r.slots.inUse(r.cfg.maxConcurrency) }
+
+// slotWaiters is the number of calls waiting for a global slot.
+func (r *Runtime) slotWaiters() int {
+	r.slots.mu.Lock()
+	defer r.slots.mu.Unlock()
+	return len(r.slots.waiters)
+}

@@ -46,6 +46,7 @@ var loadCases = []loadCase{
 	{file: "init_imports.wasm", want: []error{runtime.ErrInit, abi.ErrViolation}}, // host imports trap in _initialize
 	{file: "loop_initialize.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}},
 	{file: "loop_start.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}},
+	{file: "exprec_describe.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}}, // no loop: stopped at a function entry
 	{file: "trap_initialize.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "trap_start.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "describe_bad.wasm", want: []error{runtime.ErrInit}},
@@ -227,6 +228,11 @@ var callCases = []callCase{
 	{name: "trap/unreachable-1MiB", fixture: "traps", op: abi.OpRead, arg: "evil:unreachable", want: abi.ErrTrap,
 		cfg: func(_ *testing.T, c runtime.ProviderConfig) runtime.ProviderConfig { return c.WithMemoryLimit(1 << 20) }},
 	{name: "abort", fixture: "env_abort", op: abi.OpRead, arg: "evil:abort", want: abi.ErrTrap},
+	// proc_exit cannot forge a timeout or a cancellation: every code is a trap.
+	{name: "proc_exit/deadline-code", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exitdeadline", want: abi.ErrTrap},
+	{name: "proc_exit/cancel-code", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exitcancel", want: abi.ErrTrap},
+	{name: "proc_exit/0", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exit0", want: abi.ErrTrap},
+	{name: "proc_exit/7", fixture: "proc_exit", op: abi.OpRead, arg: "evil:exit7", want: abi.ErrTrap},
 	// 11. URIs the provider does not own
 	{name: "foreign/list", fixture: "foreign", op: abi.OpList, arg: "evil:foreign", want: abi.ErrViolation},
 	{name: "foreign/list-control", fixture: "foreign", op: abi.OpList, arg: "evil:ctl", want: abi.ErrViolation},

@@ -135,10 +135,10 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {
 		return fmt.Errorf("%w: %w", ErrInit, err)
 	}
-	if err := p.rt.enter(ctx); err != nil {
+	if err := p.rt.enter(ctx, &p.share); err != nil {
 		return fmt.Errorf("%w: waiting for a global slot: %w", ErrInit, err)
 	}
-	defer p.rt.leave()
+	defer p.rt.leave(&p.share)
 	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
 	first, err := p.newInstance(ctx)
 	if err != nil {

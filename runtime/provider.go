@@ -35,6 +35,7 @@ type Provider struct {
 	roots    []*os.Root
 	closed   atomic.Bool
 	calls    gate
+	share    share // this provider's account with the global slots
 	stats    counters
 }
 

@@ -37,7 +37,7 @@ import (
 type Runtime struct {
 	cfg   Config
 	cache wazero.CompilationCache
-	sem   chan struct{}
+	slots *slots
 	log   *slog.Logger
 }
 
@@ -46,7 +46,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, sem: make(chan struct{}, cfg.maxConcurrency), log: cfg.logger}
+	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), log: cfg.logger}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -94,14 +94,10 @@ func (r *Runtime) Close(ctx context.Context) error {
 	return r.cache.Close(ctx)
 }
 
-// enter takes a global concurrency slot, waiting until ctx is done.
-func (r *Runtime) enter(ctx context.Context) error {
-	select {
-	case r.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// enter takes a global concurrency slot for sh (a provider's share, see
+// slots.go), waiting until ctx is done.
+func (r *Runtime) enter(ctx context.Context, sh *share) error {
+	return r.slots.acquire(ctx, sh)
 }
 
-func (r *Runtime) leave() { <-r.sem }
+func (r *Runtime) leave(sh *share) { r.slots.release(sh) }

@@ -47,9 +47,9 @@ func ExampleResolver() {
 	wasm, _ := os.ReadFile(filepath.Join("..", "testdata", "wat", "minimal.wasm"))
 	resolve := served.Builtin(map[config.ModuleRef][]byte{"builtin://minimal": wasm}, served.ResolveFile)
 
-	m, err := resolve(context.Background(), "builtin://minimal", 1<<20)
+	m, err := resolve(context.Background(), served.Request{Ref: "builtin://minimal", MaxBytes: 1 << 20})
 	fmt.Println(err, len(m.Digest), m.Watch == "")
-	_, err = resolve(context.Background(), "oci://registry.example/notes:1", 1<<20)
+	_, err = resolve(context.Background(), served.Request{Ref: "oci://registry.example/notes:1", MaxBytes: 1 << 20})
 	fmt.Println(err)
 	// Output:
 	// <nil> 71 true

@@ -84,10 +84,10 @@ func (l *Loader) Load(ctx context.Context, cfg *config.Config) (*Generation, err
 
 // loadOne resolves and loads one provider.
 func (l *Loader) loadOne(ctx context.Context, spec config.Provider) (*Provider, error) {
-	m, err := l.resolve(ctx, spec.Module, spec.Limits.ModuleSizeLimit())
+	m, err := l.Resolve(ctx, RequestFor(spec))
 	var rp *runtime.Provider
 	if err == nil {
-		rp, err = l.rt.Load(ctx, moduleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
+		rp, err = l.rt.Load(ctx, ModuleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%sload %s: %w", where(spec, "module"), spec.Module, err)
@@ -104,6 +104,32 @@ func (l *Loader) loadOne(ctx context.Context, spec config.Provider) (*Provider, 
 	return p, nil
 }
 
+// Resolve resolves one module through the loader's resolver, logging the
+// notes the source had (a registry that could not be reached, ...) and, at
+// debug level, where the module came from. Every module the loader loads
+// comes through here; inspect, call, pull and lock use it too.
+func (l *Loader) Resolve(ctx context.Context, req Request) (Module, error) {
+	m, err := l.resolve(ctx, req)
+	if err != nil {
+		return Module{}, err
+	}
+	if err := checkPin(req, m); err != nil { // whatever the resolver, a pin holds
+		return Module{}, err
+	}
+	for _, n := range m.Notes {
+		l.log.Warn(n, "module", req.Ref)
+	}
+	attrs := []any{"module", req.Ref, "digest", m.Digest}
+	if m.Pinned != "" {
+		attrs = append(attrs, "pinned", m.Pinned)
+	}
+	if m.Signer != "" {
+		attrs = append(attrs, "signer", m.Signer)
+	}
+	l.log.Debug("module resolved", attrs...)
+	return m, nil
+}
+
 // where is the provider's position in its config file followed by ": ",
 // or "" for a provider from flags.
 func where(spec config.Provider, key string) string {
@@ -111,15 +137,6 @@ func where(spec config.Provider, key string) string {
 		return w + ": "
 	}
 	return ""
-}
-
-// moduleHint names a module in the runtime's messages until its describe
-// names it: the file's base name, or the reference.
-func moduleHint(ref config.ModuleRef) string {
-	if path, ok := ref.Path(); ok {
-		return path[strings.LastIndexByte(path, '/')+1:]
-	}
-	return string(ref)
 }
 
 // conflicts refuses two providers with one name or with overlapping uri

@@ -80,11 +80,11 @@ func TestLoad_resolverIsTheOneSource(t *testing.T) {
 	good, err := os.ReadFile(fixture("hostile", "good.wasm"))
 	require.NoError(t, err)
 	var asked []string
-	resolve := func(ctx context.Context, ref config.ModuleRef, maxBytes int) (Module, error) {
-		asked = append(asked, string(ref))
-		require.Equal(t, 4096, maxBytes)
-		if ref == "test://good" {
-			return NewModule(ref, good), nil
+	resolve := func(ctx context.Context, req Request) (Module, error) {
+		asked = append(asked, string(req.Ref))
+		require.Equal(t, 4096, req.MaxBytes)
+		if req.Ref == "test://good" {
+			return NewModule(req.Ref, good), nil
 		}
 		return Module{}, errors.New("no such module")
 	}
@@ -104,16 +104,16 @@ func TestLoad_resolverIsTheOneSource(t *testing.T) {
 
 func TestBuiltin(t *testing.T) {
 	r := Builtin(map[config.ModuleRef][]byte{"builtin://x": []byte("\x00asm")}, ResolveFile)
-	m, err := r(t.Context(), "builtin://x", 100)
+	m, err := r(t.Context(), Request{Ref: "builtin://x", MaxBytes: 100})
 	require.NoError(t, err)
 	require.Equal(t, []byte("\x00asm"), m.Wasm)
 	require.Empty(t, m.Watch, "nothing local to watch")
-	_, err = r(t.Context(), "builtin://x", 2)
+	_, err = r(t.Context(), Request{Ref: "builtin://x", MaxBytes: 2})
 	require.ErrorContains(t, err, "module is 4 bytes, limit is 2")
-	m, err = r(t.Context(), config.ModuleRef(fixture("wat", "minimal.wasm")), 1<<20)
+	m, err = r(t.Context(), Request{Ref: config.ModuleRef(fixture("wat", "minimal.wasm")), MaxBytes: 1 << 20})
 	require.NoError(t, err)
 	require.Equal(t, fixture("wat", "minimal.wasm"), m.Watch, "a file is watched")
-	_, err = r(t.Context(), config.ModuleRef(fixture("wat", "minimal.wasm")), 8)
+	_, err = r(t.Context(), Request{Ref: config.ModuleRef(fixture("wat", "minimal.wasm")), MaxBytes: 8})
 	require.ErrorContains(t, err, "limit is 8")
 }
 

@@ -21,11 +21,11 @@ const (
 // auditEvent is one audit line: who did what to which resource, how it
 // was decided, how many bytes it served and how long it took.
 type auditEvent struct {
-	who, session, method, uri, provider string
-	decision, reason                    string
-	status                              int // HTTP status, for refusals before MCP
-	bytes                               int64
-	duration                            time.Duration
+	who, session, method, tool, uri, provider string
+	decision, reason                          string
+	status                                    int // HTTP status, for refusals before MCP
+	bytes                                     int64
+	duration                                  time.Duration
 }
 
 // audit writes e to the audit logger (every line carries audit=true).
@@ -38,6 +38,7 @@ func (s *Server) audit(ctx context.Context, e auditEvent) {
 		}
 	}
 	add("session", e.session)
+	add("tool", e.tool)
 	add("uri", e.uri)
 	add("provider", e.provider)
 	attrs = append(attrs, slog.String("decision", e.decision))
@@ -66,12 +67,25 @@ func (s *Server) audited(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		res, err := next(ctx, method, req)
 		who, session := whoOf(ctx, req)
-		uri := uriOf(req)
-		decision, reason := decide(err)
-		s.audit(ctx, auditEvent{
-			who: who, session: session, method: method, uri: uri, provider: s.providerOf(uri),
-			decision: decision, reason: reason, bytes: servedBytes(res), duration: time.Since(start),
-		})
+		e := auditEvent{who: who, session: session, method: method}
+		if t, ok := res.(*callToolResult); ok && t.outcome != nil {
+			// A tool of the view: its line is the resource method's, named.
+			o := t.outcome
+			e.tool, e.uri, e.provider, e.bytes = o.tool, o.uri, o.provider, o.bytes
+			e.decision, e.reason = decisionAllow, ""
+			if o.err != nil {
+				e.decision, e.reason = decide(o.err)
+			}
+		} else {
+			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
+				e.tool = c.Params.Name // a tool not offered
+			}
+			e.uri = uriOf(req)
+			e.provider, e.bytes = s.providerOf(e.uri), servedBytes(res)
+			e.decision, e.reason = decide(err)
+		}
+		e.duration = time.Since(start)
+		s.audit(ctx, e)
 		return res, err
 	}
 }
@@ -174,13 +188,7 @@ func servedBytes(res mcp.Result) int64 {
 	}
 	var n int64
 	for _, c := range r.Contents {
-		switch {
-		case c.Text != nil:
-			n += int64(len(*c.Text))
-		case c.Blob != nil:
-			b := *c.Blob
-			n += int64(len(b)/4*3 - strings.Count(b[max(0, len(b)-2):], "="))
-		}
+		n += contentBytes(c.Text, c.Blob)
 	}
 	return n
 }

@@ -40,7 +40,7 @@ func TestAudit_stdio(t *testing.T) {
 		`who=stdio method=resources/read uri=notes:///hello provider=notes decision=allow bytes=12 duration=`,
 		`who=stdio method=resources/read uri=notes:///missing provider=notes decision=deny reason=not_found bytes=0`,
 		`who=stdio method=resources/read uri=other:///x decision=deny reason=not_found`,
-		`who=stdio method=tools/call decision=deny reason=method_not_found`,
+		`who=stdio method=tools/call tool=x decision=deny reason=invalid_params`,
 	}
 	for _, w := range want {
 		require.True(t, slicesContainsSub(lines, w), "no line with %q in\n%s", w, strings.Join(lines, "\n"))

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +21,16 @@ const (
 // belongs to its provider); anything else — prompts, unknown templates, a
 // provider that does not know the template — gets no values, not an error.
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Result, error) {
-	p := req.Params
+	res, err := s.completeParams(ctx, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// completeParams is the one path of completion/complete and of the
+// complete_resource_argument tool.
+func (s *Server) completeParams(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, *jsonrpc.Error) {
 	if err := checkComplete(p); err != nil {
 		return nil, err
 	}
@@ -30,7 +40,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Re
 	set := s.acquire()
 	defer set.release()
 	m := set.templateOwner(p.Ref.URI)
-	if m == nil || !m.has(abi.OpComplete) {
+	if m == nil || !m.has(abi.OpComplete) || !m.filter.allowsTemplate(p.Ref.URI) {
 		return noValues(), nil
 	}
 	in := abi.CompleteRequest{
@@ -52,7 +62,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (mcp.Re
 	return toCompletion(res), nil
 }
 
-func checkComplete(p *mcp.CompleteParams) error {
+func checkComplete(p *mcp.CompleteParams) *jsonrpc.Error {
 	switch {
 	case p == nil || p.Ref == nil:
 		return invalidParams("missing ref")

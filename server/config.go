@@ -45,6 +45,7 @@ type Config struct {
 	notifyDelay    time.Duration // live.go
 	auditLogger    *slog.Logger
 	observer       Observer // observer.go
+	resourceTools  bool     // tools.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default

@@ -39,6 +39,7 @@ const (
 // Seen and Mark detect a provider whose cursors cycle (cycle.go).
 type position struct {
 	Kind   string `json:"k"`
+	Query  []byte `json:"q,omitempty"` // digest of a narrowed listing's query (listQuery), else none
 	Index  int    `json:"i"`
 	Name   string `json:"n"`
 	Cursor opaque `json:"c,omitempty"`
@@ -121,8 +122,12 @@ func parsePosition(payload []byte) (position, error) {
 		return position{}, fmt.Errorf("%w: field out of range", errBadCursor)
 	case len(p.Cursor) > abi.MaxCursorLength:
 		return position{}, fmt.Errorf("%w: provider cursor too long", errBadCursor)
-	case len(p.Seen)%digestSize != 0, len(p.Seen) > seenWindow*digestSize, len(p.Mark) != 0 && len(p.Mark) != digestSize:
+	case len(p.Seen)%digestSize != 0, len(p.Seen) > seenWindow*digestSize, len(p.Mark) != 0 && len(p.Mark) != digestSize,
+		len(p.Query) != 0 && len(p.Query) != queryDigestSize:
 		return position{}, fmt.Errorf("%w: malformed digests", errBadCursor)
+	}
+	if len(p.Query) == 0 {
+		p.Query = nil
 	}
 	if len(p.Seen) == 0 {
 		p.Seen = nil // "s":"" is no digest, as encode writes it
@@ -133,11 +138,12 @@ func parsePosition(payload []byte) (position, error) {
 	return p, nil
 }
 
-// valid checks an authentic position against the request kind and the
-// providers: a cursor of another list, or naming a provider that is no
-// longer at that index, is stale.
-func (p position) valid(kind string, backends []*backend) error {
-	if p.Kind != kind {
+// valid checks an authentic position against the request's listing and
+// the providers: a cursor of another list (another kind, or another
+// provider or prefix of the resource tools view), or naming a provider
+// that is no longer at that index, is stale.
+func (p position) valid(q listQuery, backends []*backend) error {
+	if p.Kind != q.kind || !bytes.Equal(p.Query, q.digest()) {
 		return fmt.Errorf("%w: cursor belongs to another list", errBadCursor)
 	}
 	if p.Index >= len(backends) || backends[p.Index].name != p.Name {

@@ -19,13 +19,20 @@
 // crosses its API.
 //
 // It refuses to do anything else. It serves resources and completions; it
-// declares tools and prompts only to answer their lists with empty pages
-// (2026-07-28 needs cache hints on every list, and clients probe them), and
-// answers tools/call, prompts/get and every unknown method with -32601. It
-// accepts legacy logging/setLevel and ignores it (logs go to stderr). It
-// runs no provider code of its own and knows nothing
-// of WebAssembly: providers reach it through the [Provider] interface, and
-// cmd/mcp-wasm wires the runtime in (through package served).
+// declares tools and prompts (2026-07-28 needs cache hints on every list,
+// and clients probe them), answers prompts/list with an empty page, and
+// offers tools only as an opt-in view of the same resources
+// (Config.WithResourceTools: list_resources, list_resource_templates,
+// read_resource, complete_resource_argument), which runs the very code of
+// the resource methods; a tool it does not offer is -32602, prompts/get and
+// every unknown method -32601. It accepts legacy logging/setLevel and
+// ignores it (logs go to stderr). It runs no provider code of its own and
+// knows nothing of WebAssembly: providers reach it through the [Provider]
+// interface, and cmd/mcp-wasm wires the runtime in (through package served).
+//
+// The operator decides what clients see at all: a provider given with
+// [WithURIFilter] shows only the URIs its include and exclude patterns let
+// through, in every method and in the tools view alike.
 //
 // # Live resources
 //

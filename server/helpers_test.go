@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -173,4 +174,29 @@ func listAll(t testing.TB, cs *mcp.ClientSession) ([]string, int) {
 		}
 		cursor = res.NextCursor
 	}
+}
+
+// connectStdio serves s with ServeStdio on pipes (the stdio transport, its
+// envelope checks and framing included) and connects a go-sdk client
+// speaking version ("" = newest) over them. The server ends with the test.
+func connectStdio(t testing.TB, s *Server, version string) *mcp.ClientSession {
+	t.Helper()
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeStdio(context.Background(), toServerR, toClientW)
+		_ = toClientW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: toClientR, Writer: toServerW},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = toServerW.Close()
+		require.NoError(t, <-done)
+	})
+	return cs
 }

@@ -147,7 +147,7 @@ func (h *httpHandler) serveReady(w http.ResponseWriter, _ *http.Request) {
 // limited applies the rate limit to next.
 func (h *httpHandler) limited(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := h.allow(r); !ok {
+		if ok, wait := h.allow(r.Context(), r); !ok {
 			rateLimited(w, wait)
 			return
 		}
@@ -155,11 +155,13 @@ func (h *httpHandler) limited(next http.Handler) http.Handler {
 	})
 }
 
-func (h *httpHandler) allow(r *http.Request) (bool, time.Duration) {
+// allow takes a token of the client of r, named by clientKey: its token's
+// subject once ctx carries the authenticated principal, else its address.
+func (h *httpHandler) allow(ctx context.Context, r *http.Request) (bool, time.Duration) {
 	if h.limiter == nil {
 		return true, 0
 	}
-	return h.limiter.allow(rateKey(h.clientAddr(r)))
+	return h.limiter.allow(h.clientKey(ctx, r))
 }
 
 // ServeStreamable serves MCP over Streamable HTTP (HTTPS with WithTLS) on
@@ -170,11 +172,12 @@ func (h *httpHandler) allow(r *http.Request) (bool, time.Duration) {
 // nil after a shutdown caused by ctx. A non-loopback ln needs an allowed
 // host (WithAllowedHosts).
 func (s *Server) ServeStreamable(ctx context.Context, ln net.Listener, cfg HTTPConfig) error {
-	if !isLoopbackAddr(ln.Addr()) && len(cfg.allowedHosts) == 0 {
+	loopback := isLoopbackAddr(ln.Addr())
+	if !loopback && len(cfg.allowedHosts) == 0 {
 		return fmt.Errorf("serving on %s, not a loopback address, needs allowed hosts: "+
 			"give the host names clients use to reach this server (or * to accept any Host)", ln.Addr())
 	}
-	h, err := s.newHTTPHandler(cfg)
+	h, err := s.newHTTPHandler(cfg.forBind(loopback))
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,10 @@ const (
 	// DefaultMaxBodyBytes is the default limit of one request body.
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultRateLimit is the default sustained number of requests per
-	// second one client IP may send.
+	// second one client (a token's subject, or an address) may send, where
+	// the server can tell clients apart (see NewHTTPConfig).
 	DefaultRateLimit = 50
-	// DefaultRateBurst is the default number of requests one client IP may
+	// DefaultRateBurst is the default number of requests one client may
 	// send at once before DefaultRateLimit applies.
 	DefaultRateBurst = 100
 	// DefaultKeepAlive is the default interval of SSE keep-alive comments.
@@ -63,6 +64,9 @@ type HTTPConfig struct {
 	maxSessions    int
 	// maxSessionsPerClient bounds the legacy sessions of one client; 0: no bound.
 	maxSessionsPerClient int
+	// rateSet and perClientSet: the rate limit and the per-client session
+	// bound were set explicitly, and stay whatever the bind (forBind).
+	rateSet, perClientSet bool
 }
 
 // route is an extra handler served beside /mcp.
@@ -74,12 +78,20 @@ type route struct {
 // NewHTTPConfig returns the default HTTP configuration: on a loopback
 // address only localhost Host and Origin values are accepted, request
 // bodies up to DefaultMaxBodyBytes, DefaultRateLimit requests per second
-// per client IP (burst DefaultRateBurst), SSE keep-alives every
+// per client (burst DefaultRateBurst), SSE keep-alives every
 // DefaultKeepAlive, at most DefaultMaxSessions legacy sessions
 // (DefaultMaxSessionsPerClient per client) closed after
 // DefaultSessionIdleTimeout idle, DefaultShutdownGrace to drain, no trusted
 // proxies, no authentication, no TLS, and /readyz ready as soon as the
 // server serves.
+//
+// The two per-client limits (the rate and the sessions per client) apply
+// by default only where the server can tell clients apart. ServeStreamable
+// on a loopback address, with neither authentication nor trusted proxies,
+// leaves them off unless they were set explicitly: every local client
+// there has the same address, so a per-address limit would only throttle
+// the user's own tools together. Off loopback, or once tokens or a proxy
+// name the clients, they are on.
 func NewHTTPConfig() HTTPConfig {
 	return HTTPConfig{
 		maxBody:              DefaultMaxBodyBytes,
@@ -120,10 +132,13 @@ func (c HTTPConfig) WithMaxBodyBytes(n int64) HTTPConfig {
 }
 
 // WithRateLimit sets the sustained requests per second and the burst one
-// client IP may send (429 beyond). A rate of 0 disables the limit.
-// Defaults to DefaultRateLimit and DefaultRateBurst.
+// client may send (429 beyond): an authenticated client is its token's
+// subject, an anonymous one its address (its /64 for IPv6; behind a proxy,
+// see WithTrustedProxies). A rate of 0 disables the limit. Defaults to
+// DefaultRateLimit and DefaultRateBurst where clients can be told apart
+// (NewHTTPConfig); set explicitly, it applies on every bind.
 func (c HTTPConfig) WithRateLimit(perSecond float64, burst int) HTTPConfig {
-	c.rate, c.burst = perSecond, burst
+	c.rate, c.burst, c.rateSet = perSecond, burst, true
 	return c
 }
 
@@ -152,9 +167,26 @@ func (c HTTPConfig) WithMaxSessions(n int) HTTPConfig {
 // WithTrustedProxies). An initialize beyond it gets 429 saying what to do;
 // other clients can still open sessions. 0 removes the per-client bound
 // (a load test from one address needs it); WithMaxSessions still applies.
-// Defaults to DefaultMaxSessionsPerClient.
+// Defaults to DefaultMaxSessionsPerClient where clients can be told apart
+// (NewHTTPConfig); set explicitly, it applies on every bind.
 func (c HTTPConfig) WithMaxSessionsPerClient(n int) HTTPConfig {
-	c.maxSessionsPerClient = n
+	c.maxSessionsPerClient, c.perClientSet = n, true
+	return c
+}
+
+// forBind resolves the per-client defaults for a listener: on a loopback
+// address where neither authentication nor a trusted proxy tells clients
+// apart, the limits not set explicitly are off.
+func (c HTTPConfig) forBind(loopback bool) HTTPConfig {
+	if !loopback || c.auth.Enabled() || len(c.trusted) > 0 {
+		return c
+	}
+	if !c.rateSet {
+		c.rate = 0
+	}
+	if !c.perClientSet {
+		c.maxSessionsPerClient = 0
+	}
 	return c
 }
 

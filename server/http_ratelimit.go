@@ -13,15 +13,16 @@ import (
 // one overflow bucket until idle clients are swept.
 const maxBuckets = 1 << 16
 
-// limiter is a token bucket per client IP (per /64 for IPv6, which a
-// single host usually owns whole): a client may send burst requests at
-// once and rate per second after that.
+// limiter is a token bucket per client: a client may send burst requests
+// at once and rate per second after that. A client is named by its key
+// (httpHandler.clientKey): the token's subject when authenticated, else
+// its IP (its /64 for IPv6, which a single host usually owns whole).
 type limiter struct {
 	rate, burst float64
 	now         func() time.Time
 
 	mu        sync.Mutex
-	buckets   map[netip.Addr]*bucket
+	buckets   map[string]*bucket
 	overflow  bucket
 	lastSweep time.Time
 }
@@ -32,22 +33,22 @@ type bucket struct {
 }
 
 func newLimiter(rate float64, burst int) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), now: time.Now, buckets: map[netip.Addr]*bucket{}}
+	return &limiter{rate: rate, burst: float64(burst), now: time.Now, buckets: map[string]*bucket{}}
 }
 
-// allow takes a token from ip's bucket. When there is none, it returns
-// false and how long until there is one.
-func (l *limiter) allow(ip netip.Addr) (bool, time.Duration) {
+// allow takes a token from the bucket of the client called key. When
+// there is none, it returns false and how long until there is one.
+func (l *limiter) allow(key string) (bool, time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) > time.Minute || len(l.buckets) >= maxBuckets {
 		l.sweep(now)
 	}
-	b := l.buckets[ip]
+	b := l.buckets[key]
 	if b == nil && len(l.buckets) < maxBuckets {
 		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[ip] = b
+		l.buckets[key] = b
 	} else if b == nil {
 		b = &l.overflow
 	}
@@ -65,9 +66,9 @@ func (l *limiter) allow(ip netip.Addr) (bool, time.Duration) {
 // indistinguishable from new ones.
 func (l *limiter) sweep(now time.Time) {
 	l.lastSweep = now
-	for ip, b := range l.buckets {
+	for key, b := range l.buckets {
 		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
-			delete(l.buckets, ip)
+			delete(l.buckets, key)
 		}
 	}
 }

@@ -31,11 +31,17 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if answered {
 		return
 	}
-	if r.Method == http.MethodGet || pk.method == "subscriptions/listen" {
+	switch {
+	case r.Method == http.MethodGet:
+		// A legacy GET stream carries no answer: shutdown ends it.
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer context.AfterFunc(h.streams, stop)()
 		defer stop()
+	case pk.method == methodListen:
+		// A listen is answered when it ends: shutdown ends it through
+		// the server (listen.go), so that its final result is sent.
+		ctx = context.WithValue(ctx, listensEndKey{}, h.streams)
 	}
 	h.reaper.sweep(h.s.mcp.Sessions())
 	next, stateful := h.route(r, pk)
@@ -44,6 +50,8 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := newStreamWriter(w, h.cfg.keepAlive)
 	defer sw.finish()
+	sw.mark = &answerMark{}
+	ctx = context.WithValue(ctx, answerMarkKey{}, sw.mark)
 	if stateful && pk.method == "initialize" {
 		opened, refused := h.sessions.reserve(h.clientKey(ctx, r), h.s.mcp.Sessions())
 		if refused != "" {
@@ -56,9 +64,9 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	next.ServeHTTP(sw, r.WithContext(ctx))
 }
 
-// clientKey names the client that legacy sessions are counted against:
-// the authenticated subject, else the client address (its /64 for IPv6,
-// as for the rate limit).
+// clientKey names the client that the rate limit and legacy sessions are
+// counted against: the authenticated subject, else the client address (its
+// /64 for IPv6).
 func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
 	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
 		return "subject " + p.subject
@@ -90,13 +98,14 @@ func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
 // audited, or a preflight) it says so; else it returns the request's
 // context, carrying the client address and principal, and a peek at the
 // body.
+//
+// The rate limit counts the client once it is known: an authenticated
+// request against its token's subject (however many addresses it comes
+// from, and apart from other tokens behind the same address), a request
+// that fails authentication against its address, so that guessing tokens
+// is limited too.
 func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.Time) (context.Context, peek, bool) {
 	ctx := context.WithValue(r.Context(), clientAddrKey{}, h.clientAddr(r).String())
-	if ok, wait := h.allow(r); !ok {
-		rateLimited(w, wait)
-		h.deny(ctx, r, start, "rate_limited", http.StatusTooManyRequests)
-		return ctx, peek{}, true
-	}
 	if reason := h.guard.check(r); reason != "" {
 		http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
 		h.deny(ctx, r, start, reason, http.StatusForbidden)
@@ -108,11 +117,17 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 	if h.auth != nil {
 		p, aerr := h.auth.authenticate(r)
 		if aerr != nil {
+			if h.limitedNow(ctx, w, r, start) {
+				return ctx, peek{}, true
+			}
 			h.refuseAuth(w, aerr)
 			h.deny(ctx, r, start, cmp.Or(aerr.code, "unauthenticated"), aerr.status)
 			return ctx, peek{}, true
 		}
 		ctx = context.WithValue(ctx, principalKey{}, p)
+	}
+	if h.limitedNow(ctx, w, r, start) {
+		return ctx, peek{}, true
 	}
 	pk, status := h.readBody(w, r)
 	if status != 0 {
@@ -120,6 +135,17 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 		return ctx, peek{}, true
 	}
 	return ctx, pk, false
+}
+
+// limitedNow takes a token of the client of r and, when there is none,
+// answers 429 and says so.
+func (h *httpHandler) limitedNow(ctx context.Context, w http.ResponseWriter, r *http.Request, start time.Time) bool {
+	ok, wait := h.allow(ctx, r)
+	if !ok {
+		rateLimited(w, wait)
+		h.deny(ctx, r, start, "rate_limited", http.StatusTooManyRequests)
+	}
+	return !ok
 }
 
 // deny writes the audit line of a request refused before MCP.

@@ -24,6 +24,7 @@ const keepAliveComment = ": keepalive\n\n"
 type streamWriter struct {
 	http.ResponseWriter
 	interval time.Duration
+	mark     *answerMark // a 400 for an error the server served goes out as 200 (http_status.go)
 
 	mu        sync.Mutex
 	status    int
@@ -47,6 +48,9 @@ func (w *streamWriter) WriteHeader(code int) {
 func (w *streamWriter) writeHeaderLocked(code int) {
 	if w.status != 0 || w.done {
 		return
+	}
+	if code == http.StatusBadRequest && w.mark != nil && w.mark.served.Load() {
+		code = http.StatusOK
 	}
 	w.status = code
 	if isEventStream(w.Header().Get("Content-Type")) {

@@ -22,10 +22,15 @@ const (
 
 // subscribeHandler is go-sdk's SubscribeHandler, called for a legacy
 // resources/subscribe and for each resourceSubscriptions URI of a listen
-// (an error then fails the whole listen). The URI is validated like a read
+// (an error then fails the whole listen: only a bound can, since listen
+// hands go-sdk only the URIs honoured). The URI is validated like a read
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
-func (s *Server) subscribeHandler(_ context.Context, req *mcp.SubscribeRequest) error {
+func (s *Server) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
+	return served(ctx, s.subscribe(req))
+}
+
+func (s *Server) subscribe(req *mcp.SubscribeRequest) error {
 	if req.Params == nil {
 		return invalidParams("missing params")
 	}
@@ -39,7 +44,7 @@ func (s *Server) subscribeHandler(_ context.Context, req *mcp.SubscribeRequest) 
 	set := s.acquire()
 	m := set.owner(u)
 	set.release()
-	if m == nil {
+	if m == nil || !m.filter.Allows(norm) {
 		return notFound(rev, raw)
 	}
 	return s.subs.add(req.Session, raw, norm, rev.stateless())
@@ -69,7 +74,14 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 			Message: fmt.Sprintf("%s is a 2026-07-28 method: use %s on this revision", methodListen, methodSubscribe)}
 	}
 	if err := s.subs.beginListen(r.Session); err != nil {
-		return nil, err
+		return nil, served(ctx, err)
+	}
+	r.Params.Notifications = s.honoured(r.Params.Notifications)
+	if end, ok := ctx.Value(listensEndKey{}).(context.Context); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(end, cancel)()
 	}
 	res, err := next(ctx, method, req)
 	var id any
@@ -78,6 +90,34 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 	}
 	s.subs.endListen(r.Session, id)
 	return res, err
+}
+
+// listensEndKey carries, on the context of a transport's requests, a
+// context done when the transport is ending: its open listens then end,
+// each with its final result, before the transport closes. ServeStdio sets
+// it at the end of its input; the HTTP handler at shutdown.
+type listensEndKey struct{}
+
+// honoured returns the subscriptions of a listen the server honours: the
+// acknowledgement reflects that subset (go-sdk acknowledges what it is
+// handed), so a URI a read would refuse, or that no provider owns, is left
+// out of it instead of failing the whole listen. Its other resources are
+// still heard.
+func (s *Server) honoured(n *mcp.NotificationSubscriptions) *mcp.NotificationSubscriptions {
+	out := *n
+	out.ResourceSubscriptions = nil
+	set := s.acquire()
+	defer set.release()
+	for _, raw := range n.ResourceSubscriptions {
+		if norm, u, err := checkURI(raw); err == nil {
+			if m := set.owner(u); m != nil && m.filter.Allows(norm) {
+				out.ResourceSubscriptions = append(out.ResourceSubscriptions, raw)
+				continue
+			}
+		}
+		s.log.Debug("listen: resource left out of the acknowledgement", "reason", "not a resource of this server")
+	}
+	return &out
 }
 
 // sending is the sending middleware of live resources. It registers a

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -20,11 +21,15 @@ type wire struct {
 	done  chan error
 }
 
-func newWire(t *testing.T, s *Server) *wire {
+func newWire(t *testing.T, s *Server) *wire { return newWireCtx(t, s, context.Background()) }
+
+// newWireCtx is newWire serving until ctx is done, as serve does until a
+// signal.
+func newWireCtx(t *testing.T, s *Server, ctx context.Context) *wire {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	w := &wire{t: t, in: inW, lines: make(chan map[string]any, 256), done: make(chan error, 1)}
-	go func() { w.done <- s.ServeStdio(context.Background(), inR, outW); _ = outW.Close() }()
+	go func() { w.done <- s.ServeStdio(ctx, inR, outW); _ = outW.Close() }()
 	go func() {
 		defer close(w.lines)
 		sc := bufio.NewScanner(outR)
@@ -175,8 +180,8 @@ func listens(s *Server) int {
 }
 
 // TestListen_refusals: listen is 2026-07-28 only, resources/subscribe is
-// handshake-era only, and a listen naming a URI a read would refuse, or
-// that no provider owns, fails whole, before any acknowledgement.
+// handshake-era only, and a listen without its notifications fails,
+// before any acknowledgement.
 func TestListen_refusals(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -187,8 +192,6 @@ func TestListen_refusals(t *testing.T) {
 	}{
 		{"listen on a handshake session", methodListen, listenParams(nil, true, nil), false, -32601},
 		{"subscribe on 2026-07-28", methodSubscribe, map[string]any{"uri": "notes:///hello"}, true, -32601},
-		{"hostile uri", methodListen, listenParams([]string{"notes:///hello", "notes:///a/../b"}, false, nil), true, -32602},
-		{"unowned uri", methodListen, listenParams([]string{"other:///x"}, false, nil), true, -32602},
 		{"missing notifications", methodListen, map[string]any{}, true, -32602},
 	}
 	for _, tc := range tests {
@@ -206,6 +209,89 @@ func TestListen_refusals(t *testing.T) {
 			require.Equal(t, 2.0, res["id"], "an error, not an acknowledgement: %v", res)
 			require.Equal(t, tc.code, res["error"].(map[string]any)["code"])
 			require.False(t, s.subs.active())
+		})
+	}
+}
+
+// TestListen_honoursSubset: a listen naming URIs no provider owns or a
+// read would refuse is acknowledged for the rest, and hears the rest, on
+// stdio and over HTTP; with nothing left it is acknowledged empty and ends.
+func TestListen_honoursSubset(t *testing.T) {
+	asked := []string{"notes:///hello", "other:///x", "notes:///a/../b", "notes:///logo.png"}
+	honoured := []any{"notes:///hello", "notes:///logo.png"}
+
+	t.Run("stdio", func(t *testing.T) {
+		s := liveServer(t, NewConfig())
+		w := newWire(t, s)
+		w.call(1, methodListen, listenParams(asked, true, nil), true)
+		ack := w.next()
+		require.Equal(t, notifyAcknowledged, ack["method"], "an acknowledgement, not an error: %v", ack)
+		require.Equal(t, map[string]any{"resourcesListChanged": true, "resourceSubscriptions": honoured},
+			ack["params"].(map[string]any)["notifications"])
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///logo.png") }, waitLong, time.Millisecond)
+		s.ResourcesUpdated("notes", "notes:///logo.png")
+		s.notify.flush()
+		require.Equal(t, note{notifyResourceUpdated, "notes:///logo.png", 1.0}, noteOf(t, w.next()))
+
+		w.call(2, methodListen, listenParams([]string{"other:///x"}, false, nil), true)
+		ack = w.next()
+		require.Equal(t, notifyAcknowledged, ack["method"])
+		require.Equal(t, map[string]any{}, ack["params"].(map[string]any)["notifications"])
+		require.Equal(t, 2.0, w.next()["id"], "a listen honouring nothing ends at once, with its result")
+	})
+
+	t.Run("http", func(t *testing.T) {
+		s := liveServer(t, NewConfig())
+		url := serveHTTP(t, s, NewHTTPConfig())
+		params, err := json.Marshal(listenParams(asked, false, nil)["notifications"])
+		require.NoError(t, err)
+		events := bufioLines(openStream(t, url, http.MethodPost, nil,
+			`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":`+string(params)+`,`+stdioMeta+`}}`))
+		waitLine(t, events, `"notifications":{"resourceSubscriptions":["notes:///hello","notes:///logo.png"]}`)
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, waitLong, time.Millisecond)
+		s.ResourcesUpdated("notes", "notes:///hello")
+		s.notify.flush()
+		waitLine(t, events, `"uri":"notes:///hello"`)
+	})
+}
+
+// TestListen_endsWithTheTransport: when stdio stops (a signal: its
+// context is done) or its input ends, every open listen gets its final
+// result before ServeStdio returns, so a client learns that its listens
+// ended rather than losing them with the process.
+func TestListen_endsWithTheTransport(t *testing.T) {
+	for _, how := range []string{"stop", "end of input"} {
+		t.Run(how, func(t *testing.T) {
+			s := liveServer(t, NewConfig())
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			w := newWireCtx(t, s, ctx)
+			w.call("a", methodListen, listenParams([]string{"notes:///hello"}, false, nil), true)
+			require.Equal(t, notifyAcknowledged, w.next()["method"])
+			w.call("b", methodListen, listenParams(nil, true, nil), true)
+			require.Equal(t, notifyAcknowledged, w.next()["method"])
+			if how == "stop" {
+				stop()
+			} else {
+				require.NoError(t, w.in.Close())
+			}
+			results := map[any]any{}
+			for range 2 {
+				msg := w.next()
+				result, ok := msg["result"].(map[string]any)
+				require.True(t, ok, "a final result, got %v", msg)
+				require.Equal(t, "complete", result["resultType"])
+				require.Equal(t, msg["id"], result["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"])
+				results[msg["id"]] = true
+			}
+			require.Equal(t, map[any]any{"a": true, "b": true}, results)
+			select {
+			case err := <-w.done:
+				require.NoError(t, err)
+			case <-time.After(waitLong):
+				t.Fatal("ServeStdio did not return")
+			}
+			require.False(t, s.subs.active(), "the listens were released")
 		})
 	}
 }

@@ -34,7 +34,7 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 			refused++ // provider text: counted, not logged
 			continue
 		}
-		if s.subs.subscribed(norm) {
+		if m.filter.Allows(norm) && s.subs.subscribed(norm) {
 			pending = append(pending, norm)
 		}
 	}

@@ -77,7 +77,7 @@ func (s *Server) observeReceived(next mcp.MethodHandler) mcp.MethodHandler {
 			defer obs.Stream(-1)
 		}
 		res, err := next(ctx, method, req)
-		obs.Request(observedMethod(method), outcome(err), time.Since(start))
+		obs.Request(observedMethod(method), outcomeOf(res, err), time.Since(start))
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "initialize" && err == nil {
 			obs.Session(1)
 			go func() { // ends with the session, which go-sdk closes
@@ -99,6 +99,17 @@ func (s *Server) observeSent(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// outcomeOf is the outcome of a handled message: a tool error result of
+// the resource tools view counts as the JSON-RPC error the same failure is
+// on the resource method, so that a not found or a provider fault is
+// counted alike through either.
+func outcomeOf(res mcp.Result, err error) string {
+	if t, ok := res.(*callToolResult); ok && err == nil && t.outcome != nil && t.outcome.err != nil {
+		return outcome(t.outcome.err)
+	}
+	return outcome(err)
 }
 
 // outcome is "ok", the JSON-RPC code of err, or "error".

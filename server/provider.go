@@ -39,15 +39,17 @@ type Provider interface {
 // errProviderPanic marks a provider call that panicked.
 var errProviderPanic = errors.New("provider panicked")
 
-// backend is a provider as the server sees it, the one its URI space routes to:
-// its describe facts, fixed at New or SetProviders.
+// backend is a provider as the server sees it, the one its URI space routes
+// to: its describe facts, fixed at New or SetProviders, and the operator's
+// rule for what clients see of it.
 type backend struct {
-	name  string
-	p     Provider
-	space abi.URISpace
-	ops   []string
-	cache *abi.CacheHint
-	log   *slog.Logger
+	name   string
+	p      Provider
+	space  abi.URISpace
+	ops    []string
+	cache  *abi.CacheHint
+	filter URIFilter
+	log    *slog.Logger
 }
 
 func newBackend(p Provider, d abi.Describe, log *slog.Logger) *backend {
@@ -56,13 +58,18 @@ func newBackend(p Provider, d abi.Describe, log *slog.Logger) *backend {
 		c := *d.Cache
 		cache = &c
 	}
+	var filter URIFilter
+	if f, ok := p.(*filtered); ok {
+		p, filter = f.Provider, f.filter
+	}
 	return &backend{
-		name:  d.Name,
-		p:     p,
-		space: slices.Clone(abi.URISpace(d.URISpace)),
-		ops:   slices.Clone(d.Operations),
-		cache: cache,
-		log:   log.With("provider", d.Name),
+		name:   d.Name,
+		p:      p,
+		space:  slices.Clone(abi.URISpace(d.URISpace)),
+		ops:    slices.Clone(d.Operations),
+		cache:  cache,
+		filter: filter,
+		log:    log.With("provider", d.Name),
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,17 +22,41 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, invalidParams("missing params")
 	}
 	rev := revisionOf(req, req.Params.Meta)
-	raw := req.Params.URI
+	r, err := s.read(ctx, rev, req.Params.URI)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]content, len(r.contents))
+	for i, c := range r.contents {
+		out[i] = contentFor(c, rev)
+	}
+	return &readResult{stateless: newStateless(rev, r.cache), Contents: out}, nil
+}
+
+// aRead is what a read served: the contents a client may see, their cache
+// hint and the provider that read them.
+type aRead struct {
+	contents []abi.Content
+	cache    abi.CacheHint
+	provider string
+}
+
+// read reads the resource raw names for a client of revision rev, the one
+// path of resources/read and of the read_resource tool: it validates the
+// URI, routes it to the one provider whose uri space owns it, applies the
+// operator's filter, checks the contents, and maps every failure to the
+// error the revision gives it.
+func (s *Server) read(ctx context.Context, rev revision, raw string) (aRead, *jsonrpc.Error) {
 	uri, u, err := checkURI(raw)
 	if err != nil {
 		s.log.Debug("read refused", "reason", err)
-		return nil, invalidParams("%v", err)
+		return aRead{}, invalidParams("%v", err)
 	}
 	set := s.acquire()
 	defer set.release()
 	m := set.owner(u)
-	if m == nil || !m.has(abi.OpRead) {
-		return nil, notFound(rev, raw)
+	if m == nil || !m.has(abi.OpRead) || !m.filter.Allows(uri) {
+		return aRead{}, notFound(rev, raw)
 	}
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpRead, func(ctx context.Context) (*abi.ReadResult, error) {
 		return m.p.Read(ctx, uri)
@@ -38,19 +64,24 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		switch m.classify(ctx, abi.OpRead, err) {
 		case failNotFound:
-			return nil, notFound(rev, raw)
+			return aRead{}, notFound(rev, raw)
 		case failInvalid:
-			return nil, invalidParams("the provider rejected the uri")
+			return aRead{}, invalidParams("the provider rejected the uri")
 		default:
-			return nil, internalError()
+			return aRead{}, internalError()
 		}
 	}
-	out, err := toContents(res, m.space)
-	if err != nil {
+	if err := checkContents(res, m.space); err != nil {
 		m.log.Warn("provider read result refused", "op", abi.OpRead, "error", err)
-		return nil, internalError()
+		return aRead{}, internalError()
 	}
-	return &readResult{stateless: newStateless(rev, s.readCache(m, res)), Contents: out}, nil
+	contents := slices.DeleteFunc(slices.Clone(res.Contents), func(c abi.Content) bool { return !m.filter.Allows(c.URI) })
+	if len(contents) == 0 {
+		// Every content is hidden: the read of a visible URI (a
+		// directory, say) may return contents of hidden ones.
+		return aRead{}, notFound(rev, raw)
+	}
+	return aRead{contents: contents, cache: s.readCache(m, res), provider: m.name}, nil
 }
 
 // owner returns the provider whose uri space owns u, or nil. New and
@@ -64,24 +95,22 @@ func (ps *providerSet) owner(u *url.URL) *backend {
 	return nil
 }
 
-// toContents converts provider contents to wire contents, refusing an empty
-// result (it must be not_found instead), contents outside the provider's
-// space, and contents with both or neither of text and blob.
-func toContents(res *abi.ReadResult, space abi.URISpace) ([]content, error) {
+// checkContents refuses an empty result (it must be not_found instead),
+// contents outside the provider's space, and contents with both or neither
+// of text and blob.
+func checkContents(res *abi.ReadResult, space abi.URISpace) error {
 	if res == nil || len(res.Contents) == 0 || len(res.Contents) > abi.MaxListItems {
-		return nil, fmt.Errorf("%w: no contents, or too many", errBadContents)
+		return fmt.Errorf("%w: no contents, or too many", errBadContents)
 	}
-	out := make([]content, len(res.Contents))
 	for i, c := range res.Contents {
 		if (c.Text == nil) == (c.Blob == nil) {
-			return nil, fmt.Errorf("%w: content %d has not exactly one of text and blob", errBadContents, i)
+			return fmt.Errorf("%w: content %d has not exactly one of text and blob", errBadContents, i)
 		}
 		if !space.OwnsString(c.URI) {
-			return nil, fmt.Errorf("%w: content %d: %w", errBadContents, i, abi.ErrForeignURI)
+			return fmt.Errorf("%w: content %d: %w", errBadContents, i, abi.ErrForeignURI)
 		}
-		out[i] = content{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
 	}
-	return out, nil
+	return nil
 }
 
 // readCache is the cache hint of a read: the result's, else the provider's

@@ -15,7 +15,8 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindResources, abi.OpList, s.fetchResources, resourceFor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, listQuery{kind: kindResources}, s.cfg.pageSize,
+		abi.OpList, s.fetchResources, resourceFor)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +32,8 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 	if req.Params != nil {
 		cursor, meta = req.Params.Cursor, req.Params.Meta
 	}
-	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, kindTemplates, abi.OpTemplates, s.fetchTemplates, templateFor)
+	items, st, next, err := listPage(ctx, s, revisionOf(req, meta), cursor, listQuery{kind: kindTemplates}, s.cfg.pageSize,
+		abi.OpTemplates, s.fetchTemplates, templateFor)
 	if err != nil {
 		return nil, err
 	}
@@ -41,33 +43,40 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 // listPage serves one client page of a merged list on the provider set of
 // this request: it decodes the cursor, collects the page, shapes every item
 // for the revision and returns the page's cache fields and next cursor.
-func listPage[T any](ctx context.Context, s *Server, rev revision, cursor, kind, op string,
-	fetch func(context.Context, *backend, string) ([]T, string, error), shape func(T, revision) T,
+//
+// The page's ttlMs is what its providers' pages said (list.go, freshness);
+// its cacheScope is the list's, the same on every page.
+func listPage[T any](ctx context.Context, s *Server, rev revision, cursor string, q listQuery, size int, op string,
+	fetch func(context.Context, *backend, string) (fetched[T], error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
 	set := s.acquire()
 	defer set.release()
-	pos, err := s.startPosition(set.backends, kind, cursor)
+	if q.provider != "" && set.named(q.provider) == nil {
+		return nil, stateless{}, "", invalidParams("no provider is named %q", clip(q.provider))
+	}
+	backends := q.narrow(set.backends)
+	pos, err := s.startPosition(backends, q, cursor)
 	if err != nil {
 		return nil, stateless{}, "", err
 	}
-	l := lister[T]{op: op, backends: set.backends, fetch: fetch}
-	items, next := l.page(ctx, s, pos)
+	l := lister[T]{op: op, backends: backends, scope: set.listCache.Scope, size: size, fetch: fetch}
+	items, next, ttl := l.page(ctx, s, pos)
 	out := make([]T, len(items))
 	for i, item := range items {
 		out[i] = shape(item, rev)
 	}
-	return out, newStateless(rev, set.listCache), s.nextCursor(next), nil
+	return out, newStateless(rev, abi.CacheHint{TTLMs: ttl, Scope: set.listCache.Scope}), s.nextCursor(next), nil
 }
 
 // startPosition decodes a client cursor ("" starts the listing) against
 // the providers of this request.
-func (s *Server) startPosition(backends []*backend, kind, cursor string) (position, error) {
+func (s *Server) startPosition(backends []*backend, q listQuery, cursor string) (position, error) {
 	if cursor == "" {
-		return firstPosition(backends, kind), nil
+		return firstPosition(backends, q), nil
 	}
 	pos, err := s.cursors.decode(cursor)
 	if err == nil {
-		err = pos.valid(kind, backends)
+		err = pos.valid(q, backends)
 	}
 	if err != nil {
 		s.log.Debug("client cursor refused", "error", err)
@@ -85,39 +94,43 @@ func (s *Server) nextCursor(pos *position) string {
 
 // fetchResources calls one provider's list under its own deadline and keeps
 // the resources inside its uri space.
-func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) ([]abi.Resource, string, error) {
+func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) (fetched[abi.Resource], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
 		return m.p.List(ctx, cursor)
 	})
 	if err != nil {
-		return nil, "", err
+		return fetched[abi.Resource]{}, err
 	}
 	if res == nil || len(res.Resources) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
-		return nil, "", fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
+		return fetched[abi.Resource]{}, fmt.Errorf("%w: list page out of bounds", abi.ErrViolation)
 	}
 	out := make([]abi.Resource, 0, len(res.Resources))
+	foreign := 0
 	for _, r := range res.Resources {
-		if m.space.OwnsString(r.URI) {
+		switch {
+		case !m.space.OwnsString(r.URI):
+			foreign++
+		case m.filter.Allows(r.URI):
 			out = append(out, r)
 		}
 	}
-	if dropped := len(res.Resources) - len(out); dropped > 0 {
-		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", dropped)
+	if foreign > 0 {
+		m.log.Warn("resources outside the provider's uri space left out", "op", abi.OpList, "count", foreign)
 	}
-	return out, res.NextCursor, nil
+	return fetched[abi.Resource]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }
 
 // fetchTemplates calls one provider's templates under its own deadline and
 // keeps the templates that parse and stay inside its uri space.
-func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) ([]abi.ResourceTemplate, string, error) {
+func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) (fetched[abi.ResourceTemplate], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
 		return m.p.Templates(ctx, cursor)
 	})
 	if err != nil {
-		return nil, "", err
+		return fetched[abi.ResourceTemplate]{}, err
 	}
 	if res == nil || len(res.ResourceTemplates) > abi.MaxListItems || len(res.NextCursor) > abi.MaxCursorLength {
-		return nil, "", fmt.Errorf("%w: templates page out of bounds", abi.ErrViolation)
+		return fetched[abi.ResourceTemplate]{}, fmt.Errorf("%w: templates page out of bounds", abi.ErrViolation)
 	}
 	out := make([]abi.ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, t := range res.ResourceTemplates {
@@ -125,7 +138,9 @@ func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) 
 			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
 			continue
 		}
-		out = append(out, t)
+		if m.filter.allowsTemplate(t.URITemplate) {
+			out = append(out, t)
+		}
 	}
-	return out, res.NextCursor, nil
+	return fetched[abi.ResourceTemplate]{items: out, next: res.NextCursor, cache: res.Cache}, nil
 }

@@ -112,9 +112,9 @@ func conflictError(c abi.Conflict, descs []abi.Describe) error {
 		ErrOverlap, descs[c.A].Name, c.RootA, descs[c.B].Name, c.RootB)
 }
 
-// listCacheHint is the cache hint of every list page: never fresh (ttl 0),
-// private if any provider says its results are private. One scope for all
-// pages, as 2026-07-28 requires.
+// listCacheHint is the cache scope of every list page: private if any
+// provider says its results are private. One scope for all pages, as
+// 2026-07-28 requires; each page's ttl is its providers' (list.go).
 func listCacheHint(backends []*backend) abi.CacheHint {
 	for _, m := range backends {
 		if m.cache != nil && m.cache.Scope == abi.ScopePrivate {
@@ -129,33 +129,48 @@ func listCacheHint(backends []*backend) abi.CacheHint {
 func (s *Server) dispatch(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch req.(type) {
-		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest:
+		case *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest, *mcp.ReadResourceRequest, *mcp.CompleteRequest,
+			*mcp.CallToolRequest:
 			// One deadline for the whole request, every provider call in it.
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, s.cfg.requestTimeout)
 			defer cancel()
 		}
+		var res mcp.Result
+		var err error
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
-			return s.listResources(ctx, r)
+			res, err = s.listResources(ctx, r)
 		case *mcp.ListResourceTemplatesRequest:
-			return s.listTemplates(ctx, r)
+			res, err = s.listTemplates(ctx, r)
 		case *mcp.ReadResourceRequest:
-			return s.readResource(ctx, r)
+			res, err = s.readResource(ctx, r)
 		case *mcp.CompleteRequest:
-			return s.complete(ctx, r)
-		case *mcp.ListToolsRequest:
-			return s.listTools(ctx, r)
-		case *mcp.ListPromptsRequest:
-			return s.listPrompts(ctx, r)
+			res, err = s.complete(ctx, r)
+		case *mcp.CallToolRequest:
+			res, err = s.callTool(ctx, r)
+		default:
+			return s.dispatchRest(ctx, next, method, req)
 		}
-		switch {
-		case method == "initialize", method == "ping", method == "server/discover", method == "logging/setLevel",
-			method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
-			return next(ctx, method, req)
-		case method == methodListen:
-			return s.listen(ctx, next, method, req)
-		}
-		return nil, methodNotFound(method)
+		return res, served(ctx, err)
 	}
+}
+
+// dispatchRest serves what is not a resource request: the tool and prompt lists,
+// live resources through go-sdk, the lifecycle, and refusals.
+func (s *Server) dispatchRest(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	switch r := req.(type) {
+	case *mcp.ListToolsRequest:
+		return s.listTools(ctx, r)
+	case *mcp.ListPromptsRequest:
+		return s.listPrompts(ctx, r)
+	}
+	switch {
+	case method == "initialize", method == "ping", method == "server/discover", method == "logging/setLevel",
+		method == methodSubscribe, method == methodUnsubscribe, strings.HasPrefix(method, "notifications/"):
+		return next(ctx, method, req)
+	case method == methodListen:
+		return s.listen(ctx, next, method, req)
+	}
+	return nil, methodNotFound(method)
 }

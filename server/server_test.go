@@ -24,7 +24,7 @@ func TestServer_revisions(t *testing.T) {
 			requireResources(t, cs, version)
 			requireCompletions(t, cs)
 			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "x"})
-			require.Equal(t, int64(jsonrpc.CodeMethodNotFound), rpcError(t, err).Code)
+			require.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcError(t, err).Code, "an unknown tool")
 		})
 	}
 }
@@ -95,15 +95,19 @@ func requireCompletions(t *testing.T, cs *mcp.ClientSession) {
 	require.Empty(t, prompt.Completion.Values)
 }
 
-// TestServer_unservedMethods checks that capabilities tell the truth: what
-// is not declared answers -32601 on the handshake revisions.
+// TestServer_unservedMethods checks that capabilities tell the truth: the
+// tools capability is declared with no tool, so a tool call names an
+// unknown tool (-32602, as the tools spec has it); prompts/get answers
+// -32601.
 func TestServer_unservedMethods(t *testing.T) {
 	s := newServer(t, NewConfig().WithProviders(notesProvider()))
 	cs := connect(t, s, "2025-11-25")
 	ctx := t.Context()
 
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "x"})
-	require.Equal(t, int64(jsonrpc.CodeMethodNotFound), rpcError(t, err).Code)
+	werr := rpcError(t, err)
+	require.Equal(t, int64(jsonrpc.CodeInvalidParams), werr.Code)
+	require.Contains(t, werr.Message, "resource tools view", "the message says how there could be tools")
 	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "x"})
 	require.Equal(t, int64(jsonrpc.CodeMethodNotFound), rpcError(t, err).Code)
 	//lint:ignore SA1019 legacy logging/setLevel is accepted (go-sdk answers it); mcp-wasm logs to stderr

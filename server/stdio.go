@@ -35,6 +35,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// session that cannot even write its answers.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	// The listens of this connection end, each with its final result, when
+	// its input does (listen.go).
+	runCtx = context.WithValue(runCtx, listensEndKey{}, c.ending)
 	unhook := context.AfterFunc(ctx, func() {
 		hard := time.NewTimer(c.grace + time.Second)
 		defer hard.Stop()
@@ -67,14 +70,19 @@ func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) { retur
 //   - serves batches only where the revision has them (2025-03-26 and
 //     older, after initialize), answering a batch with one array;
 //   - refuses a call whose id is already in flight (go-sdk would drop it);
-//   - at end of input, or when stop is done, holds back the end of input
-//     until the calls read are answered or grace has passed: go-sdk cancels
-//     every call in flight when input ends.
+//   - at end of input, or when stop is done, ends every open
+//     subscriptions/listen (ending) and holds back the end of input until
+//     the calls read, listens included, are answered or grace has passed:
+//     go-sdk cancels every call in flight when input ends, and a listen
+//     cut that way never sends its final result.
 type stdioConn struct {
 	lines <-chan frameOrErr
 	stop  context.Context
 	grace time.Duration
 	log   *slog.Logger
+
+	ending context.Context // done once input has ended: listens end
+	end    context.CancelFunc
 
 	wmu sync.Mutex // serializes whole-line writes to out
 	out io.Writer
@@ -84,7 +92,7 @@ type stdioConn struct {
 	lastErr error             // the end of input, after a last line without newline
 
 	mu       sync.Mutex
-	inflight map[jsonrpc.ID]bool   // calls read and not answered; true: wait for it at the end of input
+	inflight map[jsonrpc.ID]bool   // calls read and not answered
 	batches  map[jsonrpc.ID]*batch // calls of a batch, until the batch is answered
 	initID   *jsonrpc.ID           // the legacy initialize in flight
 	rev      revision              // what initialize negotiated on this connection; "" before
@@ -110,6 +118,7 @@ func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.
 	c := &stdioConn{lines: lines, stop: stop, grace: grace, log: log, out: out,
 		inflight: map[jsonrpc.ID]bool{}, batches: map[jsonrpc.ID]*batch{},
 		changed: make(chan struct{}), closed: closed}
+	c.ending, c.end = context.WithCancel(context.Background())
 	// The reader ends at EOF or a read error of in, or at its next line
 	// once the connection is closed. Like any reader of stdin it cannot be
 	// interrupted while in.Read blocks.
@@ -143,6 +152,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if c.stop.Err() != nil && ctx.Err() == nil {
 				f.err = errStopped
 			}
+			c.end()
 			c.drain(ctx)
 			return nil, f.err
 		}
@@ -252,11 +262,10 @@ func (c *stdioConn) inUse(msgs []inbound) string {
 	return ""
 }
 
-// track records a call read. A subscriptions/listen lasts until the
-// session ends: it is not a call the end of input waits for. The caller
-// holds c.mu.
+// track records a call read; the end of input waits for its answer. The
+// caller holds c.mu.
 func (c *stdioConn) track(req *jsonrpc.Request) {
-	c.inflight[req.ID] = req.Method != methodListen
+	c.inflight[req.ID] = true
 	if req.Method == "initialize" {
 		id := req.ID
 		c.initID = &id
@@ -329,7 +338,7 @@ func (c *stdioConn) writeLine(b []byte) error {
 }
 
 func (c *stdioConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() { close(c.closed); c.end() })
 	return nil
 }
 
@@ -339,12 +348,7 @@ func (c *stdioConn) drain(ctx context.Context) {
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
-		n := 0
-		for _, wait := range c.inflight {
-			if wait {
-				n++
-			}
-		}
+		n := len(c.inflight)
 		changed := c.changed
 		c.mu.Unlock()
 		if n == 0 {

@@ -54,10 +54,33 @@ type readResult struct {
 // content is MCP TextResourceContents or BlobResourceContents: exactly one of
 // Text and Blob is non-nil, and an empty text is sent as "text":"".
 type content struct {
-	URI      string  `json:"uri"`
-	MIMEType string  `json:"mimeType,omitempty"`
-	Text     *string `json:"text,omitempty"`
-	Blob     *string `json:"blob,omitempty"`
+	URI      string       `json:"uri"`
+	MIMEType string       `json:"mimeType,omitempty"`
+	Text     *string      `json:"text,omitempty"`
+	Blob     *string      `json:"blob,omitempty"`
+	Meta     *contentMeta `json:"_meta,omitempty"`
+}
+
+// metaAnnotations is the _meta key under which read contents carry the
+// provider's annotations (lastModified, audience, priority). No revision's
+// ResourceContents has an annotations member, and from 2025-06-18 on
+// _meta is where such facts go; the name is ours (reverse DNS of
+// mcp-wasm.github.io), as the spec asks for keys outside its own.
+const metaAnnotations = "io.github.mcp-wasm/annotations"
+
+// contentMeta is the _meta of read contents.
+type contentMeta struct {
+	Annotations *abi.Annotations `json:"io.github.mcp-wasm/annotations,omitempty"`
+}
+
+// contentFor shapes read contents for rev: the provider's annotations
+// travel in _meta, which ResourceContents has from 2025-06-18 on.
+func contentFor(c abi.Content, rev revision) content {
+	out := content{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
+	if c.Annotations != nil && rev.hasTitle() {
+		out.Meta = &contentMeta{Annotations: c.Annotations}
+	}
+	return out
 }
 
 // resourceFor drops the fields rev does not define.

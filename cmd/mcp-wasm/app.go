@@ -47,7 +47,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand()}
+	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand(),
+		pushCommand(), pullCommand(), lockCommand()} // push.go, pull.go, lock.go
 	exactValues(commands)
 	return &cli.App{
 		Name:    "mcp-wasm",
@@ -92,7 +93,8 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
-		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) compilation cache `DIR`; empty disables the disk cache"},
+		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) `DIR` of the compilation cache and the module store (DIR/modules); empty disables both"},
+		registryFlag(), // modules.go
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,15 +14,17 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func callCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "run one provider operation through the full sandbox, without an MCP client",
-		ArgsUsage: "MODULE.wasm describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
+		ArgsUsage: "MODULE.wasm|oci://REF describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
 		Description: "The provider author's debugging tool: the call runs with every limit on, exactly as\n" +
-			"under serve. Guest logs go to stderr (--log-level debug shows all of them).",
+			"under serve, and the module is checked against the signature flags as serve checks it.\n" +
+			"Guest logs go to stderr (--log-level debug shows all of them).",
 		Flags: append(limitFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print the result payload as JSON"},
 			&cli.StringFlag{Name: "cursor", Usage: "cursor for list, templates and changes"},
@@ -46,15 +47,20 @@ func callAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, rt, err := newLoggedRuntime(c)
+	log, rt, err := newLoggedRuntime(c)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(c.Context)
-	m, err := resolver()(c.Context, config.ModuleRef(args[0]), spec.Limits.ModuleSizeLimit())
+	loader, err := newLoader(c, rt, log, nil) // configserve.go
+	if err != nil {
+		return err
+	}
+	spec.Module = config.ModuleRef(args[0])
+	m, err := loader.Resolve(c.Context, served.RequestFor(spec))
 	var p *runtime.Provider
 	if err == nil {
-		p, err = rt.Load(c.Context, filepath.Base(args[0]), m.Wasm, spec.RuntimeConfig())
+		p, err = rt.Load(c.Context, served.ModuleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
 	}
 	if err != nil {
 		return failure(fmt.Errorf("load %s: %w", args[0], err))

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
+	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
@@ -19,10 +23,43 @@ import (
 // a config file may name it too.
 const builtinFiles config.ModuleRef = "builtin://files"
 
-// resolver is where every command reads modules from: files, and the
-// built-in files provider. OCI references and digest pins plug in here.
-func resolver() served.Resolver {
-	return served.Builtin(map[config.ModuleRef][]byte{builtinFiles: defaultprovider.Wasm()}, served.ResolveFile)
+// resolver is where every command reads modules from: the built-in files
+// provider, module files and oci:// references, each checked against its
+// pin and signature policy (served.Verified). OCI modules are kept in the
+// module store under --cache-dir (DIR/modules); the registries of
+// --insecure-registry and insecure (the config file's) are reached over
+// plain HTTP.
+func resolver(c *cli.Context, insecure ...string) (served.Resolver, error) {
+	var store *oci.Store
+	if dir := c.String("cache-dir"); dir != "" {
+		var err error
+		if store, err = oci.OpenStore(filepath.Join(dir, "modules")); err != nil {
+			return nil, failure(err)
+		}
+	}
+	src := modsource.New(store, registryClient(c, insecure...))
+	return served.Builtin(map[config.ModuleRef][]byte{builtinFiles: defaultprovider.Wasm()}, served.Verified(src)), nil
+}
+
+// registryClient reaches registries with docker's credentials, over HTTPS
+// but for the insecure ones.
+func registryClient(c *cli.Context, insecure ...string) *oci.Client {
+	return oci.NewClient(oci.Options{Insecure: append(c.StringSlice("insecure-registry"), insecure...), UserAgent: "mcp-wasm/" + version})
+}
+
+// newLoader is the loader of every command: it loads into rt (nil for a
+// command that loads nothing, such as lock) what resolver resolves, with
+// the plain-HTTP registries of cfg's file, if any.
+func newLoader(c *cli.Context, rt *runtime.Runtime, log *slog.Logger, cfg *config.Config) (*served.Loader, error) {
+	var insecure []string
+	if cfg != nil {
+		insecure = cfg.Server.InsecureRegistries
+	}
+	resolve, err := resolver(c, insecure...)
+	if err != nil {
+		return nil, err
+	}
+	return served.NewLoader(rt, resolve, log), nil
 }
 
 // configFlag is serve's and validate's --config FILE.
@@ -55,7 +92,7 @@ func refuseProviderFlags(c *cli.Context) error {
 	for _, f := range commonFlags() {
 		common[f.Names()[0]] = true
 	}
-	names := []string{"module", "show-hidden"}
+	names := []string{"module", "show-hidden"} // and limitFlags' policyFlags
 	for _, f := range limitFlags() {
 		if n := f.Names()[0]; !common[n] {
 			names = append(names, n)
@@ -79,6 +116,10 @@ func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 			v := strconv.Itoa(*n)
 			settings[flag] = &v
 		}
+	}
+	if s.ResourceTools != nil {
+		on := strconv.FormatBool(*s.ResourceTools)
+		settings["resource-tools"] = &on
 	}
 	for flag, v := range settings {
 		if v == nil || c.IsSet(flag) || !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == flag }) {

@@ -77,3 +77,45 @@ func TestE2E_maxSubscriptions(t *testing.T) {
 	err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:other"})
 	require.Equal(t, int64(-32602), rpcCode(t, err))
 }
+
+// TestServe_configResourceTools: "resourceTools": true in the file's server
+// settings turns the tools view on, as --resource-tools does; the flag
+// given explicitly wins.
+func TestServe_configResourceTools(t *testing.T) {
+	path := writeConfig(t, `{"server": {"resourceTools": true}, "providers": [{"module": "minimal.wasm"}]}`)
+	toolsList := func(args ...string) string {
+		var out, errb bytes.Buffer
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
+		code := run(context.Background(), append([]string{"mcp-wasm", "serve", "--config", path}, args...), in, &out, &errb)
+		require.Equal(t, 0, code, errb.String())
+		return out.String()
+	}
+	require.Contains(t, toolsList(), `"name":"read_resource"`)
+	require.Contains(t, toolsList("--resource-tools=false"), `"tools":[]`)
+}
+
+// TestServe_configExpose: "expose" hides what the operator names, through
+// the real serve over stdio (a hidden URI reads as not found), and a bad
+// pattern is a config error at its line, with the fix.
+func TestServe_configExpose(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm", "expose": {"exclude": ["min:secret*"]}}]}`)
+	var out, errb bytes.Buffer
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"min:secret-plan",` + meta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"min:a",` + meta + `}}` + "\n")
+	code := run(context.Background(), []string{"mcp-wasm", "serve", "--config", path}, in, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 2)
+	require.Contains(t, lines[0], `"id":1,"error":{"code":-32602,"message":"resource not found"`)
+	require.Contains(t, lines[1], `"text":"hello"`)
+
+	code, stdout, _ := runCLI(t, "validate", "--config", path)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "exposes:    exclude min:secret*")
+
+	path = writeConfig(t, "{\"providers\": [{\"module\": \"minimal.wasm\",\n \"expose\": {\"include\": [\"/docs/**\"]}}]}")
+	code, logs := serveConfig(t, path)
+	require.Equal(t, 1, code)
+	require.Contains(t, logs, `mcp.json:2:12: providers[0].expose (provider "minimal.wasm"): invalid uri pattern: include pattern "/docs/**": does not start with a scheme`)
+}

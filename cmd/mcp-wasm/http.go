@@ -29,11 +29,13 @@ func httpFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "allowed-host", Category: httpCategory, Usage: "accept `HOST` in the Host header besides localhost on loopback (repeatable; *.example.com, or * for any); required off loopback"},
 		&cli.StringSliceFlag{Name: "allowed-origin", Category: httpCategory, Usage: "accept browser `ORIGIN` (scheme://host[:port]) besides same-origin and localhost on loopback (repeatable)"},
 		&cli.StringFlag{Name: "max-body", Category: httpCategory, Value: "1MiB", Usage: "largest request body (413 beyond)"},
-		&cli.Float64Flag{Name: "rate-limit", Category: httpCategory, Value: server.DefaultRateLimit, Usage: "requests per second per client IP (429 beyond); 0 disables"},
-		&cli.IntFlag{Name: "rate-burst", Category: httpCategory, Value: server.DefaultRateBurst, Usage: "requests a client IP may send at once"},
+		&cli.Float64Flag{Name: "rate-limit", Category: httpCategory, Value: server.DefaultRateLimit, DefaultText: "50, off on a loopback bind without tokens or --trusted-proxy",
+			Usage: "requests per second per client (token subject, or address when anonymous; 429 beyond); 0 disables"},
+		&cli.IntFlag{Name: "rate-burst", Category: httpCategory, Value: server.DefaultRateBurst, Usage: "requests a client may send at once"},
 		&cli.StringSliceFlag{Name: "trusted-proxy", Category: httpCategory, Usage: "believe X-Forwarded-For from proxies in `CIDR` (or IP) for the rate limit and audit (repeatable)"},
 		&cli.IntFlag{Name: "max-sessions", Category: httpCategory, Value: server.DefaultMaxSessions, Usage: "legacy sessions open at once (503 beyond)"},
-		&cli.IntFlag{Name: "max-sessions-per-client", Category: httpCategory, Value: server.DefaultMaxSessionsPerClient, Usage: "legacy sessions one client (token subject, or address when anonymous) may hold (429 beyond); 0 removes this bound"},
+		&cli.IntFlag{Name: "max-sessions-per-client", Category: httpCategory, Value: server.DefaultMaxSessionsPerClient, DefaultText: "100, off on a loopback bind without tokens or --trusted-proxy",
+			Usage: "legacy sessions one client (token subject, or address when anonymous) may hold (429 beyond); 0 removes this bound"},
 		&cli.DurationFlag{Name: "session-timeout", Category: httpCategory, Value: server.DefaultSessionIdleTimeout, Usage: "close a legacy session after this long without requests (an open GET stream counts as one)"},
 		&cli.DurationFlag{Name: "keepalive", Category: httpCategory, Value: server.DefaultKeepAlive, Usage: "SSE keep-alive comment interval on idle event streams"},
 		&cli.StringFlag{Name: "tls-cert", Category: httpCategory, Usage: "serve HTTPS with the certificate chain in PEM `FILE` (with --tls-key)"},
@@ -126,11 +128,17 @@ func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
 		WithAllowedHosts(c.StringSlice("allowed-host")...).
 		WithAllowedOrigins(c.StringSlice("allowed-origin")...).
 		WithMaxBodyBytes(int64(min(maxBody, 1<<40))).
-		WithRateLimit(c.Float64("rate-limit"), c.Int("rate-burst")).
 		WithSessionIdleTimeout(c.Duration("session-timeout")).
 		WithMaxSessions(c.Int("max-sessions")).
-		WithMaxSessionsPerClient(c.Int("max-sessions-per-client")).
 		WithKeepAlive(c.Duration("keepalive"))
+	// Unless given, the per-client limits keep the server's default, which
+	// depends on the bind (server.NewHTTPConfig).
+	if c.IsSet("rate-limit") || c.IsSet("rate-burst") {
+		cfg = cfg.WithRateLimit(c.Float64("rate-limit"), c.Int("rate-burst"))
+	}
+	if c.IsSet("max-sessions-per-client") {
+		cfg = cfg.WithMaxSessionsPerClient(c.Int("max-sessions-per-client"))
+	}
 	proxies, err := trustedProxies(c.StringSlice("trusted-proxy"))
 	if err != nil {
 		return cfg, err

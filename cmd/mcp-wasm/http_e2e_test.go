@@ -335,3 +335,33 @@ func TestE2E_HTTP_readyzFollowsQuarantine(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, httpGet(t, base+"/readyz"), "quarantined: not ready")
 	require.Equal(t, http.StatusOK, httpGet(t, base+"/healthz"), "but alive")
 }
+
+// TestE2E_HTTP_loopbackDefaults: with default flags on loopback, one local
+// client is neither rate limited nor held to the per-client session bound
+// (every local client has that address); given explicitly, the bound holds.
+func TestE2E_HTTP_loopbackDefaults(t *testing.T) {
+	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
+	post := func(url, body string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+
+	srv := startHTTP(t, nil, "--module", loop, "--log-level", "warn", "--audit-log", "off")
+	for i := range 300 {
+		require.Equal(t, http.StatusOK, post(srv.url, initialize), "request %d from one local client", i+1)
+	}
+
+	bounded := startHTTP(t, nil, "--module", loop, "--log-level", "warn", "--audit-log", "off", "--max-sessions-per-client", "3")
+	for range 3 {
+		require.Equal(t, http.StatusOK, post(bounded.url, initialize))
+	}
+	require.Equal(t, http.StatusTooManyRequests, post(bounded.url, initialize), "an explicit bound applies on loopback")
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -11,44 +10,53 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func inspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",
 		Usage:     "show what a provider declares, imports and exports, and whether the host accepts it",
-		ArgsUsage: "MODULE.wasm",
+		ArgsUsage: "MODULE.wasm | oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST]",
 		Description: "Loads the module with the limits and grants given (none by default) and prints its\n" +
 			"description, its imports with the host's verdict on each, its exports, and the\n" +
-			"validation verdict. Exits 1 when the module is rejected.",
+			"validation verdict; where the module came from: its sha256, the Sigstore signatures\n" +
+			"found (a .sigstore.json beside a file, or attached in the registry) and, with the\n" +
+			"signature flags, the verified signer. Exits 1 when the module is rejected.",
 		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
 		Action: func(c *cli.Context) error {
-			if err := flagAfterArgs(c, "MODULE.wasm"); err != nil {
+			if err := flagAfterArgs(c, "MODULE.wasm|oci://REF"); err != nil {
 				return err
 			}
 			if c.NArg() != 1 {
-				return usageError("inspect takes one MODULE.wasm argument")
+				return usageError("inspect takes one MODULE.wasm or oci:// reference")
 			}
 			path := c.Args().First()
 			spec, err := providerFromFlags(c)
 			if err != nil {
 				return err
 			}
-			_, rt, err := newLoggedRuntime(c)
+			log, rt, err := newLoggedRuntime(c)
 			if err != nil {
 				return err
 			}
 			defer rt.Close(c.Context)
-			m, err := resolver()(c.Context, config.ModuleRef(path), spec.Limits.ModuleSizeLimit())
+			loader, err := newLoader(c, rt, log, nil) // configserve.go
+			if err != nil {
+				return err
+			}
+			spec.Module = config.ModuleRef(path)
+			m, err := loader.Resolve(c.Context, served.RequestFor(spec))
 			if err != nil {
 				return failure(fmt.Errorf("read module: %w", err))
 			}
-			rep := rt.Inspect(c.Context, filepath.Base(path), m.Wasm, spec.RuntimeConfig())
+			rep := rt.Inspect(c.Context, served.ModuleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
 			if c.Bool("json") {
-				if err := writeJSON(c.App.Writer, rep); err != nil {
+				if err := writeJSON(c.App.Writer, inspectJSON{rep, moduleInfoOf(m)}); err != nil {
 					return failure(err)
 				}
 			} else {
+				printModule(c.App.Writer, m, spec.Policy) // modules.go
 				printReport(c.App.Writer, path, rep)
 			}
 			if !rep.Valid {

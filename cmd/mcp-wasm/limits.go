@@ -11,9 +11,10 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
-// limitFlags are the per-provider limits shared by call and serve.
+// limitFlags are the per-provider limits, grants and signature policy
+// shared by call, inspect and serve.
 func limitFlags() []cli.Flag {
-	return append(append(commonFlags(), grantFlags()...),
+	return append(append(append(commonFlags(), grantFlags()...), policyFlags()...), // policyFlags: modules.go
 		&cli.DurationFlag{Name: "timeout", Value: runtime.DefaultTimeout, Usage: "deadline of each provider call"},
 		&cli.StringFlag{Name: "memory", Value: "64MiB", Usage: "linear memory cap per instance"},
 		&cli.StringFlag{Name: "max-output", Value: "4MiB", Usage: "output cap per call"},
@@ -30,8 +31,8 @@ func limitFlags() []cli.Flag {
 	)
 }
 
-// providerFromFlags turns the limit and grant flags into a provider spec
-// (its module is the caller's to set).
+// providerFromFlags turns the limit, grant and policy flags into a
+// provider spec (its module is the caller's to set).
 func providerFromFlags(c *cli.Context) (config.Provider, error) {
 	var p config.Provider
 	sizes := map[string]uint64{}
@@ -57,6 +58,9 @@ func providerFromFlags(c *cli.Context) (config.Provider, error) {
 		return p, err
 	}
 	if p.Grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
+		return p, err
+	}
+	if p.Policy, err = policyFromFlags(c); err != nil { // modules.go
 		return p, err
 	}
 	return p, nil

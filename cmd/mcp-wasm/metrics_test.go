@@ -147,7 +147,7 @@ func loadObserved(t *testing.T, m *metrics.Set, limits config.Limits) *served.Se
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
 	cfg := &config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}}
-	loader := served.NewLoader(rt, resolver(), nil)
+	loader := served.NewLoader(rt, served.ResolveFile, nil)
 	g, err := loader.Load(ctx, cfg)
 	require.NoError(t, err)
 	set := served.NewSet(loader, g, served.SetOptions{})

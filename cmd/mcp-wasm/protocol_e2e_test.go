@@ -59,8 +59,10 @@ func TestE2E_cursorCycle(t *testing.T) {
 				require.Equal(t, 1, seen[uri], uri)
 			}
 			require.Contains(t, seen, "notes:///uri-space", "the provider after the cycle is listed")
-			require.Contains(t, stderr.String(), "(a cycle)")
-			require.Contains(t, stderr.String(), "provider=cycle")
+			// The log line may reach stderr after the page reached the client.
+			require.Eventually(t, func() bool {
+				return strings.Contains(stderr.String(), "(a cycle)") && strings.Contains(stderr.String(), "provider=cycle")
+			}, 10*time.Second, 10*time.Millisecond, "the cycle is logged: %s", stderr.String())
 		})
 	}
 }

@@ -27,6 +27,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/oci"
+	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
@@ -43,7 +46,16 @@ import (
 // loading: nothing in the examples fetches at start.
 //
 // A block that runs mcp-wasm and is not marked fails the test, unless it is
-// marked "<!-- readme-test skip: REASON -->".
+// marked "<!-- readme-test skip: REASON -->". A block marked
+// "<!-- readme-file NAME -->" is written as NAME into every workspace.
+//
+// Registry examples run against go-containerregistry's in-process registry
+// over TLS (its certificate trusted through SSL_CERT_FILE), standing for
+// ghcr.io. cosign is not installed: "cosign sign REF" is done as cosign's
+// keyless signing in the README's release workflow would do it, by
+// sigstore-go's virtual Sigstore with the workflow identity the README's
+// policy names, and the virtual Sigstore's trusted root is the workspace's
+// trusted_root.json.
 
 const readmeMarker = "<!-- readme-test -->"
 
@@ -59,7 +71,15 @@ var readmeSubst = []struct{ from, to, why string }{
 	{"/etc/mcp/", "{ws}/etc/mcp/", "a test certificate, key and token file"},
 	{"--http 8080", "--http 0", "a free port"},
 	{"--http 0.0.0.0:8443", "--http 127.0.0.1:0", "a free port, on loopback"},
+	{"ghcr.io", "{registry}", "the registry: an in-process one over TLS"},
 }
+
+// The signer the README's release workflow would sign as (keyless, from
+// GitHub Actions).
+const (
+	readmeSignerIdentity = "https://github.com/acme/notes/.github/workflows/release.yml@refs/tags/v1.0"
+	readmeSignerIssuer   = "https://token.actions.githubusercontent.com"
+)
 
 // readmeToken is in the token file the test writes for --auth-token-file.
 const readmeToken = "readme-test-token-0123456789"
@@ -68,7 +88,8 @@ type readmeBlock struct {
 	line  int    // of the opening fence
 	lang  string // sh, console, json, ...
 	body  string
-	mark  string // "test", "skip" or ""
+	mark  string // "test", "skip", "file" or ""
+	file  string // for "file": the name it is written as
 	prose string // the text between the previous block and this one
 }
 
@@ -87,6 +108,8 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 				cur.mark = "test"
 			} else if strings.HasPrefix(p, "<!-- readme-test skip:") {
 				cur.mark = "skip"
+			} else if name, ok := strings.CutPrefix(p, "<!-- readme-file "); ok {
+				cur.mark, cur.file = "file", strings.TrimSuffix(name, " -->")
 			}
 			prose = nil
 		case cur != nil && line == "```":
@@ -119,7 +142,7 @@ type readmeCommand struct {
 	output []string
 }
 
-var invocationRE = regexp.MustCompile(`^(?:go run \./cmd/mcp-wasm|\S*mcp-wasm)\s+(serve|inspect|call|validate)\b`)
+var invocationRE = regexp.MustCompile(`^(?:go run \./cmd/mcp-wasm|\S*mcp-wasm)\s+(serve|inspect|call|validate|push|pull|lock)\b`)
 
 // commands extracts the commands of a block: "$ " lines of a console block
 // (with the lines after them as output), every line of a sh block but
@@ -196,6 +219,11 @@ func TestReadmeExamples(t *testing.T) {
 	env := newReadmeEnv(t)
 	tested := 0
 	for _, b := range readmeBlocks(t) {
+		if b.mark == "file" {
+			env.files[b.file] = b.body
+		}
+	}
+	for _, b := range readmeBlocks(t) {
 		cmds := b.commands(t)
 		runs := 0
 		for _, c := range cmds {
@@ -221,6 +249,10 @@ func TestReadmeExamples(t *testing.T) {
 					continue
 				}
 				if c.subcommand() == "" {
+					if ref, ok := strings.CutPrefix(c.shell, "cosign sign --yes "); ok {
+						env.cosignSign(t, ws, ref)
+						continue
+					}
 					t.Logf("not an mcp-wasm command, not run: %s", c.text())
 					continue
 				}
@@ -240,10 +272,19 @@ type readmeEnv struct {
 	bin, home string
 	guests    map[string]string // name -> .wasm
 	used      map[string]bool   // substitutions applied
+	files     map[string]string // <!-- readme-file NAME --> blocks
+	registry  *ocitest.Registry // ghcr.io, over TLS
+	certFile  string            // its certificate, as SSL_CERT_FILE
+	sigstore  *sigtest.Keyless  // signs as cosign would; its trusted root
 }
 
 func newReadmeEnv(t *testing.T) *readmeEnv {
-	e := &readmeEnv{bin: binary(t), home: t.TempDir(), used: map[string]bool{}, guests: map[string]string{}}
+	e := &readmeEnv{bin: binary(t), home: t.TempDir(), used: map[string]bool{}, guests: map[string]string{}, files: map[string]string{}}
+	var cert []byte
+	e.registry, cert = ocitest.NewTLS(t)
+	e.certFile = filepath.Join(e.home, "registry.crt")
+	require.NoError(t, os.WriteFile(e.certFile, cert, 0o644))
+	e.sigstore = sigtest.NewKeyless(t, t.TempDir())
 	for _, g := range []string{"notes", "files", "httpjson"} {
 		e.guests[g] = testguest.Go(t, "guests/"+g)
 	}
@@ -287,14 +328,37 @@ func (e *readmeEnv) workspace(t *testing.T, b readmeBlock) string {
 		lines[n-1] = indent + c[2]
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "mcp.json"), []byte(strings.Join(lines, "\n")), 0o644))
+	for name, body := range e.files {
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(e.subst(ws, body)), 0o644))
+	}
+	root, err := os.ReadFile(e.sigstore.RootFile)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "trusted_root.json"), root, 0o644))
 	return ws
+}
+
+// cosignSign signs the manifest ref names now, keyless, as the README's
+// release workflow, and attaches the bundle where cosign does.
+func (e *readmeEnv) cosignSign(t *testing.T, ws, ref string) {
+	t.Helper()
+	r, err := oci.ParseRef(e.subst(ws, ref))
+	require.NoError(t, err)
+	client := oci.NewClient(oci.Options{})
+	store, err := oci.OpenStore(filepath.Join(t.TempDir(), "store"))
+	require.NoError(t, err)
+	t.Setenv("SSL_CERT_FILE", e.certFile)
+	p, err := client.Pull(t.Context(), r, store, 64<<20)
+	require.NoError(t, err, "cosign sign %s: the README pushes it first", ref)
+	_, err = client.AttachBundle(t.Context(), p.Ref, e.sigstore.SignDigest(t, readmeSignerIdentity, readmeSignerIssuer, p.Ref.Digest, sigtest.CosignSignPredicate))
+	require.NoError(t, err)
+	t.Logf("cosign sign %s: signed %s as %s", ref, p.Ref, readmeSignerIdentity)
 }
 
 func (e *readmeEnv) subst(ws, s string) string {
 	for _, r := range readmeSubst {
 		if strings.Contains(s, r.from) {
 			e.used[r.from] = true
-			to := strings.NewReplacer("{bin}", e.bin, "{ws}", ws, "{home}", e.home).Replace(r.to)
+			to := strings.NewReplacer("{bin}", e.bin, "{ws}", ws, "{home}", e.home, "{registry}", e.registry.Host).Replace(r.to)
 			s = strings.ReplaceAll(s, r.from, to)
 		}
 	}
@@ -317,7 +381,8 @@ func (e *readmeEnv) command(ctx context.Context, ws string, vars map[string]stri
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"),
 		"PATH="+filepath.Dir(e.bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"API_TOKEN=readme-api-token") // exported in the README's Grants section
+		"API_TOKEN=readme-api-token", // exported in the README's Grants section
+		"SSL_CERT_FILE="+e.certFile)  // trusts the registry standing for ghcr.io
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -29,15 +29,20 @@ func serveCommand() *cli.Command {
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
-			"changes settle, and at most 6s after the first while they go on).\n" +
-			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading and let calls\n" +
-			"in flight finish (at most --request-timeout).\n" +
+			"changes settle, and at most 6s after the first while they go on); a reload that\n" +
+			"fails (a bad module, a broken pin or signature) keeps the running providers.\n" +
+			"A module may be an oci:// reference, pulled into the module store (DIR/modules of\n" +
+			"--cache-dir); the signature flags refuse a module not pinned or not signed as they say.\n" +
+			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading, end open\n" +
+			"subscriptions/listen requests with their final result and let calls in flight\n" +
+			"finish (at most --request-timeout). --resource-tools also offers the resources as\n" +
+			"tools, for clients that only call tools (README \"Resources as tools\").\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
 			"--timeout, or --request-timeout if longer). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
-			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm` to serve (repeatable)"},
+			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
@@ -46,6 +51,7 @@ func serveCommand() *cli.Command {
 				Usage: "guest calls and instantiations in flight across all providers (bounds host stack that deep guest recursion uses outside the memory cap)"},
 			&cli.IntFlag{Name: "max-subscriptions", Value: server.DefaultMaxSubscriptions,
 				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open (all sessions together: 100 times as many)"},
+			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -80,7 +86,10 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	loader := served.NewLoader(rt, resolver(), log)
+	loader, err := newLoader(c, rt, log, cfg) // configserve.go
+	if err != nil {
+		return err
+	}
 	first, err := loader.Load(c.Context, cfg)
 	if err != nil {
 		return failure(err)
@@ -92,6 +101,7 @@ func serveAction(c *cli.Context) error {
 	}
 	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithLogger(log).
 		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
+		WithResourceTools(c.Bool("resource-tools")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
@@ -120,11 +130,13 @@ func serveAction(c *cli.Context) error {
 	return nil
 }
 
-// serverProviders returns served providers as the server's.
+// serverProviders returns served providers as the server's, each behind
+// the operator's filter of what clients see of it ("expose"): where the
+// served set hands providers to the server, at start and at every reload.
 func serverProviders(ps []*served.Provider) []server.Provider {
 	out := make([]server.Provider, len(ps))
 	for i, p := range ps {
-		out[i] = p
+		out[i] = server.WithURIFilter(p, p.Spec().Expose)
 	}
 	return out
 }
@@ -159,7 +171,14 @@ func watch(ctx context.Context, set *served.Set, poll bool) {
 func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
 	for _, p := range g.Providers() {
 		spec := p.Spec()
-		log.Info("provider loaded", "provider", p.Name(), "module", spec.Module, "digest", p.Module().Digest, "uri_space", served.URISpace(p.Describe()))
+		attrs := []any{"provider", p.Name(), "module", spec.Module, "digest", p.Module().Digest, "uri_space", served.URISpace(p.Describe())}
+		if m := p.Module(); m.Pinned != "" {
+			attrs = append(attrs, "pinned", m.Pinned)
+		}
+		if m := p.Module(); m.Signer != "" {
+			attrs = append(attrs, "signer", m.Signer)
+		}
+		log.Info("provider loaded", attrs...)
 		if spec.Module != builtinFiles || g.Config().File != "" {
 			continue
 		}

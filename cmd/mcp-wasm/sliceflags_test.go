@@ -44,11 +44,16 @@ func TestRepeatableFlags_TakeValuesWhole(t *testing.T) {
 	flags := repeatableFlags(newApp(nil, nil, nil))
 	// The audit: the repeatable flags this test covers. A new one joins
 	// the list (and is checked below without more code).
-	limits := []string{"allow-dir", "allow-http", "config-env", "config-value", "secret-env"}
+	policy := []string{"signature-identity", "signature-identity-regexp", "signature-key"}
+	limits := sorted(append([]string{"allow-dir", "allow-http", "config-env", "config-value", "insecure-registry", "secret-env"}, policy...))
 	require.Equal(t, map[string][]string{
-		"inspect": limits,
-		"call":    sorted(append([]string{"arg", "path"}, limits...)),
-		"serve":   sorted(append([]string{"allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
+		"inspect":  limits,
+		"call":     sorted(append([]string{"arg", "path"}, limits...)),
+		"serve":    sorted(append([]string{"allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
+		"validate": {"insecure-registry"},
+		"lock":     {"insecure-registry"},
+		"push":     {"annotation", "insecure-registry"},
+		"pull":     sorted(append([]string{"insecure-registry"}, policy...)),
 	}, flags)
 
 	values := []string{"/a,/b", " mode=a,extra=b ", "GET,POST=https://api.example.com/v1/", "x,", ","}

@@ -17,10 +17,11 @@ func validateCommand() *cli.Command {
 		Usage: "check a config file without serving",
 		Description: "Reads the config file strictly (unknown keys, wrong types and duplicate keys are\n" +
 			"errors, each with its line), resolves paths relative to the file, reads the\n" +
-			"environment variables it names, loads every module with its grants and limits, and\n" +
-			"checks that provider names are distinct and uri spaces disjoint: everything serve\n" +
-			"checks before serving. Prints a summary (secret values masked) and exits 0, or\n" +
-			"prints every problem and exits 1.",
+			"environment variables it names, resolves every module (pulling oci:// references\n" +
+			"into the module store) and checks its pin and signatures against the policy, loads\n" +
+			"it with its grants and limits, and checks that provider names are distinct and uri\n" +
+			"spaces disjoint: everything serve checks before serving. Prints a summary (secret\n" +
+			"values masked) and exits 0, or prints every problem and exits 1.",
 		Flags:  append(commonFlags(), configFlag()),
 		Action: validateAction,
 	}
@@ -42,7 +43,11 @@ func validateAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	g, err := served.NewLoader(rt, resolver(), log).Load(c.Context, cfg)
+	loader, err := newLoader(c, rt, log, cfg) // configserve.go
+	if err != nil {
+		return err
+	}
+	g, err := loader.Load(c.Context, cfg)
 	if err != nil {
 		return failure(err)
 	}
@@ -70,7 +75,17 @@ func summary(g *served.Generation) string {
 		fmt.Fprintf(&b, "    operations: %s\n", strings.Join(d.Operations, ", "))
 		fmt.Fprintf(&b, "    grants:     %s\n", termLine(p.Grants().String(), 4000))
 		fmt.Fprintf(&b, "    limits:     %s\n", termLine(spec.Limits.String(), 1000))
-		fmt.Fprintf(&b, "    digest:     %s\n", p.Module().Digest)
+		if !spec.Expose.IsZero() {
+			fmt.Fprintf(&b, "    exposes:    %s\n", termLine(spec.Expose.String(), 4000))
+		}
+		m := p.Module()
+		fmt.Fprintf(&b, "    digest:     %s\n", m.Digest)
+		if m.Pinned != "" {
+			fmt.Fprintf(&b, "    pinned:     %s\n", termLine(string(m.Pinned), 1000))
+		}
+		if m.Signer != "" {
+			fmt.Fprintf(&b, "    signer:     %s\n", termLine(m.Signer, 1000))
+		}
 	}
 	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -19,7 +21,9 @@ import (
 const workInstrs = 4
 
 // work is one work unit: $work += 1 (global 0).
-func work() []byte { return cat(gget(0), i64c(1), []byte{opI64Add}, gset(0)) }
+func work() []byte {
+	return bt.Cat(bt.GlobalGet(0), bt.I64Const(1), []byte{bt.I64Add}, bt.GlobalSet(0))
+}
 
 func works(n int) []byte {
 	var b []byte
@@ -31,100 +35,100 @@ func works(n int) []byte {
 
 // countedLoop runs body n times, with local l as the counter.
 func countedLoop(l uint32, n int32, body []byte) []byte {
-	return cat(i32c(n), lset(l),
+	return bt.Cat(bt.I32Const(n), bt.LocalSet(l),
 		[]byte{opBlock, 0x40, opLoop, 0x40},
-		lget(l), []byte{opI32Eqz}, brIf(1),
+		bt.LocalGet(l), []byte{bt.I32Eqz}, bt.BrIf(1),
 		body,
-		lget(l), i32c(1), []byte{opI32Sub}, lset(l),
-		br(0),
+		bt.LocalGet(l), bt.I32Const(1), []byte{bt.I32Sub}, bt.LocalSet(l),
+		bt.Br(0),
 		[]byte{opEnd, opEnd})
 }
 
 // ifElse is if (local l) then a else b (no values).
 func ifElse(cond, a, b []byte) []byte {
-	return cat(cond, []byte{opIf, 0x40}, a, []byte{opElse}, b, []byte{opEnd})
+	return bt.Cat(cond, []byte{opIf, 0x40}, a, []byte{opElse}, b, []byte{opEnd})
 }
 
 type boundCase struct {
 	name  string
-	build func(m *tModule) // adds functions; the one exported "run" is called
+	build func(m *bt.Module) // adds functions; the one exported "run" is called
 }
 
-func newBoundModule() *tModule {
-	m := &tModule{gexport: map[uint32]string{0: "work"}}
-	m.globals = []Global{{Type: typeI64, Mutable: true, Init: cat(i64c(0), []byte{opEnd})}}
+func newBoundModule() *bt.Module {
+	m := &bt.Module{}
+	m.Globals = []bt.Global{{Type: typeI64, Mutable: true, Init: bt.Cat(bt.I64Const(0), []byte{opEnd}), Export: "work"}}
 	return m
 }
 
 var i32p = []byte{typeI32}
-var i32l = []LocalDecl{{Count: 2, Type: typeI32}}
+var i32l = []bt.Local{{Count: 2, Type: typeI32}}
 
 var boundCases = []boundCase{
-	{"loop", func(m *tModule) {
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: countedLoop(0, 200000, works(3))})
+	{"loop", func(m *bt.Module) {
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, 200000, works(3))})
 	}},
-	{"exprec", func(m *tModule) { // f(n): if n { f(n-1); f(n-1) }; work
-		f := uint32(len(m.funcs))
-		body := cat(ifElse(lget(0), cat(lget(0), i32c(1), []byte{opI32Sub}, call(f), lget(0), i32c(1), []byte{opI32Sub}, call(f)), nil), work())
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(i32p, nil), body: body})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), export: "run", body: cat(i32c(16), call(f))})
+	{"exprec", func(m *bt.Module) { // f(n): if n { f(n-1); f(n-1) }; work
+		f := uint32(len(m.Funcs))
+		body := bt.Cat(ifElse(bt.LocalGet(0), bt.Cat(bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.Call(f), bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.Call(f)), nil), work())
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(i32p, nil), Body: body})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Export: "run", Body: bt.Cat(bt.I32Const(16), bt.Call(f))})
 	}},
-	{"mutual", func(m *tModule) {
-		a, b := uint32(len(m.funcs)), uint32(len(m.funcs)+1)
+	{"mutual", func(m *bt.Module) {
+		a, b := uint32(len(m.Funcs)), uint32(len(m.Funcs)+1)
 		rec := func(g uint32) []byte {
-			return cat(ifElse(lget(0), cat(lget(0), i32c(1), []byte{opI32Sub}, call(g), lget(0), i32c(1), []byte{opI32Sub}, call(g)), nil), work())
+			return bt.Cat(ifElse(bt.LocalGet(0), bt.Cat(bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.Call(g), bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.Call(g)), nil), work())
 		}
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(i32p, nil), body: rec(b)}, tFunc{typ: m.typeOf(i32p, nil), body: rec(a)})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), export: "run", body: cat(i32c(16), call(a))})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(i32p, nil), Body: rec(b)}, bt.Func{Type: m.Type(i32p, nil), Body: rec(a)})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Export: "run", Body: bt.Cat(bt.I32Const(16), bt.Call(a))})
 	}},
-	{"unwind", func(m *tModule) { // f(n): if n { f(n-1) }; 300 work units on the way back
-		f := uint32(len(m.funcs))
-		body := cat(ifElse(lget(0), cat(lget(0), i32c(1), []byte{opI32Sub}, call(f)), nil), works(300))
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(i32p, nil), body: body})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), export: "run", body: cat(i32c(3000), call(f))})
+	{"unwind", func(m *bt.Module) { // f(n): if n { f(n-1) }; 300 work units on the way back
+		f := uint32(len(m.Funcs))
+		body := bt.Cat(ifElse(bt.LocalGet(0), bt.Cat(bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.Call(f)), nil), works(300))
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(i32p, nil), Body: body})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Export: "run", Body: bt.Cat(bt.I32Const(3000), bt.Call(f))})
 	}},
-	{"straight", func(m *tModule) { // 5000 work units, no loop, no call: longer than MaxSegment
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), export: "run", body: works(5000)})
+	{"straight", func(m *bt.Module) { // 5000 work units, no loop, no call: longer than MaxSegment
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Export: "run", Body: works(5000)})
 	}},
-	{"brtable", func(m *tModule) { // a state machine over 3 states, 100000 steps
-		body := cat(i32c(100000), lset(1),
+	{"brtable", func(m *bt.Module) { // a state machine over 3 states, 100000 steps
+		body := bt.Cat(bt.I32Const(100000), bt.LocalSet(1),
 			[]byte{opBlock, 0x40, opLoop, 0x40},
-			lget(1), []byte{opI32Eqz}, brIf(1),
-			lget(1), i32c(1), []byte{opI32Sub}, lset(1),
+			bt.LocalGet(1), []byte{bt.I32Eqz}, bt.BrIf(1),
+			bt.LocalGet(1), bt.I32Const(1), []byte{bt.I32Sub}, bt.LocalSet(1),
 			[]byte{opBlock, 0x40, opBlock, 0x40, opBlock, 0x40},
-			lget(0), []byte{opBrTable}, appendU32(nil, 2), appendU32(nil, 0), appendU32(nil, 1), appendU32(nil, 2),
-			[]byte{opEnd}, work(), i32c(1), lset(0), br(1), // state 0 -> 1, to the loop
-			[]byte{opEnd}, works(2), i32c(2), lset(0), br(0), // state 1 -> 2
-			[]byte{opEnd}, works(3), i32c(0), lset(0), br(0), // state 2 -> 0
+			bt.LocalGet(0), []byte{opBrTable}, appendU32(nil, 2), appendU32(nil, 0), appendU32(nil, 1), appendU32(nil, 2),
+			[]byte{opEnd}, work(), bt.I32Const(1), bt.LocalSet(0), bt.Br(1), // state 0 -> 1, to the loop
+			[]byte{opEnd}, works(2), bt.I32Const(2), bt.LocalSet(0), bt.Br(0), // state 1 -> 2
+			[]byte{opEnd}, works(3), bt.I32Const(0), bt.LocalSet(0), bt.Br(0), // state 2 -> 0
 			[]byte{opEnd, opEnd})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: body})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: body})
 	}},
-	{"skip", func(m *tModule) { // a forward branch that jumps over a loop into a long run
-		inner := cat([]byte{opLoop, 0x40}, work(), []byte{opEnd})
-		body := countedLoop(0, 2000, cat(
-			[]byte{opBlock, 0x40}, i32c(1), brIf(0), inner, []byte{opEnd},
+	{"skip", func(m *bt.Module) { // a forward branch that jumps over a loop into a long run
+		inner := bt.Cat([]byte{opLoop, 0x40}, work(), []byte{opEnd})
+		body := countedLoop(0, 2000, bt.Cat(
+			[]byte{opBlock, 0x40}, bt.I32Const(1), bt.BrIf(0), inner, []byte{opEnd},
 			works(500)))
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: body})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: body})
 	}},
-	{"ifs", func(m *tModule) { // loops in then and else arms
+	{"ifs", func(m *bt.Module) { // loops in then and else arms
 		arm := countedLoop(1, 50, works(2))
-		body := countedLoop(0, 4000, ifElse(cat(lget(0), i32c(1), []byte{0x71}), arm, cat(arm, works(1))))
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: body})
+		body := countedLoop(0, 4000, ifElse(bt.Cat(bt.LocalGet(0), bt.I32Const(1), []byte{0x71}), arm, bt.Cat(arm, works(1))))
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: body})
 	}},
-	{"nested", func(m *tModule) { // the inner loop's only back-edge goes to the outer loop
-		body := cat(i32c(100000), lset(0),
+	{"nested", func(m *bt.Module) { // the inner loop's only back-edge goes to the outer loop
+		body := bt.Cat(bt.I32Const(100000), bt.LocalSet(0),
 			[]byte{opBlock, 0x40, opLoop, 0x40, opLoop, 0x40},
 			work(),
-			lget(0), []byte{opI32Eqz}, brIf(2),
-			lget(0), i32c(1), []byte{opI32Sub}, lset(0),
-			br(1),
+			bt.LocalGet(0), []byte{bt.I32Eqz}, bt.BrIf(2),
+			bt.LocalGet(0), bt.I32Const(1), []byte{bt.I32Sub}, bt.LocalSet(0),
+			bt.Br(1),
 			[]byte{opEnd, opEnd, opEnd})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: body})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: body})
 	}},
-	{"leafcalls", func(m *tModule) { // a hot loop calling a small function
-		leaf := uint32(len(m.funcs))
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), body: works(7)})
-		m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, nil), locals: i32l, export: "run", body: countedLoop(0, 50000, cat(call(leaf), work()))})
+	{"leafcalls", func(m *bt.Module) { // a hot loop calling a small function
+		leaf := uint32(len(m.Funcs))
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Body: works(7)})
+		m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, nil), Locals: i32l, Export: "run", Body: countedLoop(0, 50000, bt.Cat(bt.Call(leaf), work()))})
 	}},
 }
 
@@ -134,7 +138,7 @@ func TestCheckpointBound(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				m := newBoundModule()
 				c.build(m)
-				maxDelta, total := runBounded(t, m.build(), budget)
+				maxDelta, total := runBounded(t, m.Bytes(), budget)
 				require.Positive(t, total, "the program did no work")
 				bound := (budget+MaxSegment+1)/workInstrs + 1 // a run may start inside a unit
 				require.LessOrEqual(t, maxDelta, bound, "work between two checks (budget %d)", budget)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -36,7 +38,7 @@ func (g *genReader) next(n int) int {
 
 type gen struct {
 	r      *genReader
-	m      *tModule
+	m      *bt.Module
 	nfuncs int
 	fn     int // the function being generated
 	stmts  int // statements left in this function
@@ -52,32 +54,31 @@ const (
 
 // genModule builds the module for input b.
 func genModule(b []byte) []byte {
-	g := &gen{r: &genReader{b: b}, m: &tModule{}}
+	g := &gen{r: &genReader{b: b}, m: &bt.Module{}}
 	m := g.m
 	g.nfuncs = 1 + g.r.next(5)
-	ft := m.typeOf([]byte{typeI64, typeI32}, []byte{typeI64})
-	m.memory = &Table{Min: 1, Max: 2, HasMax: true}
-	m.tables = []Table{{RefType: typeFuncref, Min: uint32(g.nfuncs), Max: uint32(g.nfuncs + 8), HasMax: true}}
-	m.globals = []Global{{Type: typeI64, Mutable: true, Init: cat(i64c(0x1234), []byte{opEnd})}}
-	m.gexport = map[uint32]string{0: "g"}
+	ft := m.Type([]byte{typeI64, typeI32}, []byte{typeI64})
+	m.Memory = &bt.Limits{Min: 1, Max: 2, HasMax: true}
+	m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: uint32(g.nfuncs), Max: uint32(g.nfuncs + 8), HasMax: true}}}
+	m.Globals = []bt.Global{{Type: typeI64, Mutable: true, Init: bt.Cat(bt.I64Const(0x1234), []byte{opEnd}), Export: "g"}}
 	funcs := make([]uint32, g.nfuncs)
 	for i := range funcs {
 		funcs[i] = uint32(i)
 	}
-	m.elems = []Elem{{Flags: 0, Offset: cat(i32c(0), []byte{opEnd}), Funcs: funcs}}
+	m.Elems = []bt.Elem{{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: funcs}}
 	for i := 0; i < g.nfuncs; i++ {
 		g.fn, g.stmts = i, 12
-		body := cat(lget(genParamAcc), lset(genAcc), g.block(0), lget(genAcc))
-		f := tFunc{typ: ft, locals: []LocalDecl{{Count: 1, Type: typeI64}, {Count: genLevels, Type: typeI32}}, body: body}
+		body := bt.Cat(bt.LocalGet(genParamAcc), bt.LocalSet(genAcc), g.block(0), bt.LocalGet(genAcc))
+		f := bt.Func{Type: ft, Locals: []bt.Local{{Count: 1, Type: typeI64}, {Count: genLevels, Type: typeI32}}, Body: body}
 		if i == 0 {
-			f.export = "f"
+			f.Export = "f"
 		}
-		m.funcs = append(m.funcs, f)
+		m.Funcs = append(m.Funcs, f)
 	}
 	// run() -> i64 calls f(seed, depth)
-	run := cat(i64c(int64(g.r.next(256))), i32c(int32(1+g.r.next(3))), call(0))
-	m.funcs = append(m.funcs, tFunc{typ: m.typeOf(nil, []byte{typeI64}), body: run, export: "run"})
-	return m.build()
+	run := bt.Cat(bt.I64Const(int64(g.r.next(256))), bt.I32Const(int32(1+g.r.next(3))), bt.Call(0))
+	m.Funcs = append(m.Funcs, bt.Func{Type: m.Type(nil, []byte{typeI64}), Body: run, Export: "run"})
+	return m.Bytes()
 }
 
 func (g *gen) block(level int) []byte {
@@ -90,11 +91,11 @@ func (g *gen) block(level int) []byte {
 }
 
 func (g *gen) arith() []byte {
-	return cat(lget(genAcc), i64c(int64(g.r.next(256))*2+1), []byte{opI64Mul}, i64c(int64(g.r.next(256))), []byte{opI64Add}, lset(genAcc))
+	return bt.Cat(bt.LocalGet(genAcc), bt.I64Const(int64(g.r.next(256))*2+1), []byte{bt.I64Mul}, bt.I64Const(int64(g.r.next(256))), []byte{bt.I64Add}, bt.LocalSet(genAcc))
 }
 
 func (g *gen) accBit(mask int64) []byte { // pushes i32: (acc & mask) != 0
-	return cat(lget(genAcc), i64c(mask), []byte{0x83, 0x50, opI32Eqz}) // i64.and, i64.eqz, i32.eqz
+	return bt.Cat(bt.LocalGet(genAcc), bt.I64Const(mask), []byte{0x83, 0x50, bt.I32Eqz}) // i64.and, i64.eqz, i32.eqz
 }
 
 func (g *gen) stmt(level int) []byte {
@@ -102,11 +103,11 @@ func (g *gen) stmt(level int) []byte {
 	case 0:
 		return g.arith()
 	case 1: // the global
-		return cat(gget(0), lget(genAcc), []byte{opI64Xor}, gset(0), gget(0), lget(genAcc), []byte{opI64Add}, lset(genAcc))
+		return bt.Cat(bt.GlobalGet(0), bt.LocalGet(genAcc), []byte{bt.I64Xor}, bt.GlobalSet(0), bt.GlobalGet(0), bt.LocalGet(genAcc), []byte{bt.I64Add}, bt.LocalSet(genAcc))
 	case 2: // memory store and load
 		addr := int32(g.r.next(512) * 8)
-		return cat(i32c(addr), lget(genAcc), []byte{0x37, 3, 0}, // i64.store align=3 offset=0
-			i32c(int32(g.r.next(512)*8)), []byte{0x29, 3, 0}, lget(genAcc), []byte{opI64Add}, lset(genAcc))
+		return bt.Cat(bt.I32Const(addr), bt.LocalGet(genAcc), []byte{0x37, 3, 0}, // i64.store align=3 offset=0
+			bt.I32Const(int32(g.r.next(512)*8)), []byte{0x29, 3, 0}, bt.LocalGet(genAcc), []byte{bt.I64Add}, bt.LocalSet(genAcc))
 	case 3:
 		return ifElse(g.accBit(1<<g.r.next(8)), g.block(level), g.block(level))
 	case 4: // a counted loop
@@ -115,31 +116,31 @@ func (g *gen) stmt(level int) []byte {
 		}
 		return countedLoop(uint32(genCounter0+level), int32(g.r.next(40)), g.block(level+1))
 	case 5: // a block left early
-		return cat([]byte{opBlock, 0x40}, g.block(level), g.accBit(3), brIf(0), g.block(level), []byte{opEnd})
+		return bt.Cat([]byte{opBlock, 0x40}, g.block(level), g.accBit(3), bt.BrIf(0), g.block(level), []byte{opEnd})
 	case 6: // br_table over three blocks
-		return cat([]byte{opBlock, 0x40, opBlock, 0x40, opBlock, 0x40},
-			lget(genAcc), []byte{0xa7}, i32c(3), []byte{0x70}, // i32.wrap_i64, i32.rem_u
+		return bt.Cat([]byte{opBlock, 0x40, opBlock, 0x40, opBlock, 0x40},
+			bt.LocalGet(genAcc), []byte{0xa7}, bt.I32Const(3), []byte{0x70}, // i32.wrap_i64, i32.rem_u
 			[]byte{opBrTable, 3, 0, 1, 2, 2}, []byte{opEnd},
 			g.block(level), []byte{opEnd}, g.block(level), []byte{opEnd})
 	case 7, 8: // a call, direct or indirect, if the depth allows
 		target := g.r.next(g.nfuncs)
 		var c []byte
 		if g.r.next(2) == 0 {
-			c = call(uint32(target))
+			c = bt.Call(uint32(target))
 		} else {
-			c = cat(i32c(int32(target)), appendU32([]byte{opCallIndirect}, 0), []byte{0})
+			c = bt.Cat(bt.I32Const(int32(target)), appendU32([]byte{opCallIndirect}, 0), []byte{0})
 		}
-		return ifElse(cat(lget(genParamDepth), []byte{opI32Eqz}), nil,
-			cat(lget(genAcc), lget(genParamDepth), i32c(1), []byte{opI32Sub}, c, lset(genAcc)))
+		return ifElse(bt.Cat(bt.LocalGet(genParamDepth), []byte{bt.I32Eqz}), nil,
+			bt.Cat(bt.LocalGet(genAcc), bt.LocalGet(genParamDepth), bt.I32Const(1), []byte{bt.I32Sub}, c, bt.LocalSet(genAcc)))
 	case 9: // bulk memory
 		dst, src, n := int32(g.r.next(4096)), int32(g.r.next(4096)), int32(g.r.next(300))
 		if g.r.next(2) == 0 {
-			return cat(i32c(dst), i32c(src&0xff), i32c(n), []byte{opMisc, miscMemoryFill, 0})
+			return bt.Cat(bt.I32Const(dst), bt.I32Const(src&0xff), bt.I32Const(n), []byte{opMisc, miscMemoryFill, 0})
 		}
-		return cat(i32c(dst), i32c(src), i32c(n), []byte{opMisc, miscMemoryCopy, 0, 0})
+		return bt.Cat(bt.I32Const(dst), bt.I32Const(src), bt.I32Const(n), []byte{opMisc, miscMemoryCopy, 0, 0})
 	default: // table.grow within the declared maximum, and its result
-		return cat([]byte{opRefNull, typeFuncref}, i32c(int32(g.r.next(3))), []byte{opMisc, miscTableGrow, 0},
-			[]byte{0xac}, lget(genAcc), []byte{opI64Add}, lset(genAcc)) // i64.extend_i32_s
+		return bt.Cat([]byte{opRefNull, typeFuncref}, bt.I32Const(int32(g.r.next(3))), []byte{opMisc, miscTableGrow, 0},
+			[]byte{0xac}, bt.LocalGet(genAcc), []byte{bt.I64Add}, bt.LocalSet(genAcc)) // i64.extend_i32_s
 	}
 }
 

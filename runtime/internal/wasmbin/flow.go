@@ -189,22 +189,33 @@ func (ix *instrumenter) function(out []byte, i int) ([]byte, error) {
 	if bulk {
 		out = append(appendU32(out, 1), typeI32)
 	}
-	body := c.Body
-	for p, in := range f.insts {
-		if site[p] && dist[p] > 0 {
+	// Copy the body in runs, stopping only where something is inserted
+	// (a checkpoint, a bulk operation's charge) or rewritten (a function
+	// index that shifts).
+	body, copied := c.Body, uint32(0)
+	nImp := m.NumImportedFuncs
+	for p := range f.insts {
+		in := &f.insts[p]
+		checkpoint := site[p] && dist[p] > 0
+		reindex := (in.kind == kCall || in.kind == kRefFunc) && in.imm >= nImp
+		if !checkpoint && !reindex && in.kind != kBulk {
+			continue
+		}
+		out = append(out, body[copied:in.off]...)
+		copied = in.off
+		if checkpoint {
 			out = ix.checkpoint(out, dist[p])
 		}
-		switch in.kind {
-		case kCall, kRefFunc:
+		switch {
+		case reindex:
 			out = append(out, body[in.off:in.immAt]...)
 			out = appendU32(out, ix.shift(in.imm))
-		case kBulk:
-			out = ix.charge(out, scratch, in)
-			out = append(out, body[in.off:in.end]...)
-		default:
-			out = append(out, body[in.off:in.end]...)
+			copied = in.end
+		case in.kind == kBulk:
+			out = ix.charge(out, scratch, *in)
 		}
 	}
+	out = append(out, body[copied:]...)
 	size := len(out) - start - 5
 	if size > math.MaxUint32 {
 		return nil, fmt.Errorf("instrumented body of %d bytes is too large", size)

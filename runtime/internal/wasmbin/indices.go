@@ -92,11 +92,22 @@ func (m *Module) decodeBody(i int, info *bodyInfo) error {
 	// open holds, for each open block, its kind (kIf becomes kElse once its
 	// else is seen), the function's own block first.
 	open := []kind{kBlock}
+	branches := uint32(0)
+	var in inst
 	for d.r.len() > 0 {
 		depth := len(open)
-		in, err := d.next()
+		err := d.next(&in)
 		if err != nil {
 			return fmt.Errorf("at body offset %d: %w", in.off, err)
+		}
+		switch in.kind {
+		case kBlock, kLoop, kIf, kBrIf, kCall, kCallIndirect:
+			branches++
+		case kBrTable:
+			branches += in.n // each label is an edge for the compiler
+		}
+		if branches > m.limits.BranchesPerFunction {
+			return check("BranchesPerFunction", "branches (block, loop, if, br_if, br_table labels, call) in the function", uint64(branches), uint64(m.limits.BranchesPerFunction))
 		}
 		switch in.kind {
 		case kBlock, kLoop, kIf:

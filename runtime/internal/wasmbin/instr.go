@@ -97,111 +97,180 @@ type decoder struct {
 	numTables  uint32
 }
 
-// next decodes one instruction. It checks what the rewriter relies on: the
-// encoding, known opcodes, and that function, global, table and local
-// indices are in range of the module as it was received.
-func (d *decoder) next() (inst, error) {
-	r := &d.r
-	in := inst{off: uint32(r.pos)}
-	op, err := r.byte()
-	if err != nil {
-		return in, err
+// immediate classes of the single-byte opcodes, for the decoder's table.
+const (
+	immBad     = iota // not an opcode of the supported set
+	immNone           // no immediate
+	immBlock          // a block type
+	immLabel          // a label depth (br, br_if)
+	immBrTable        // a vector of labels and a default
+	immFunc           // a function index (call, ref.func)
+	immCallInd        // a type index and a table index
+	immLocal          // a local index
+	immGlobal         // a global index
+	immTable          // a table index (table.get, table.set)
+	immMemarg         // alignment and offset
+	immMemIdx         // a memory index (memory.size, memory.grow)
+	immI32            // an s32
+	immI64            // an s64
+	immF32            // 4 bytes
+	immF64            // 8 bytes
+	immRefType        // a reference type (ref.null)
+	immSelectT        // a vector of value types
+	immPrefix         // 0xfc and 0xfd: a sub-opcode
+)
+
+// opTable classifies every single-byte opcode: its immediate and its kind.
+var opTable = func() (t [256]struct{ imm, kind uint8 }) {
+	set := func(imm uint8, k kind, ops ...int) {
+		for _, op := range ops {
+			t[op].imm, t[op].kind = imm, uint8(k)
+		}
 	}
-	switch {
-	case op == opMisc:
-		err = d.misc(&in)
-	case op == opSIMD:
-		err = d.simd()
-	default:
-		err = d.single(op, &in)
+	rng := func(from, to int) []int {
+		var ops []int
+		for op := from; op <= to; op++ {
+			ops = append(ops, op)
+		}
+		return ops
 	}
-	in.end = uint32(r.pos)
-	return in, err
+	set(immNone, kUnreachable, opUnreachable)
+	set(immNone, kPlain, 0x01, opDrop, opSelect, 0xd1) // nop, drop, select, ref.is_null
+	set(immBlock, kBlock, opBlock)
+	set(immBlock, kLoop, opLoop)
+	set(immBlock, kIf, opIf)
+	set(immNone, kElse, opElse)
+	set(immNone, kEnd, opEnd)
+	set(immLabel, kBr, opBr)
+	set(immLabel, kBrIf, opBrIf)
+	set(immBrTable, kBrTable, opBrTable)
+	set(immNone, kReturn, opReturn)
+	set(immFunc, kCall, opCall)
+	set(immFunc, kRefFunc, opRefFunc)
+	set(immCallInd, kCallIndirect, opCallIndirect)
+	set(immSelectT, kPlain, opSelectT)
+	set(immLocal, kPlain, 0x20, 0x21, 0x22)
+	set(immGlobal, kPlain, opGlobalGet, opGlobalSet)
+	set(immTable, kPlain, 0x25, 0x26)
+	set(immMemarg, kPlain, rng(0x28, 0x3e)...)
+	set(immMemIdx, kPlain, opMemorySize)
+	set(immMemIdx, kBulk, opMemoryGrow)
+	set(immI32, kPlain, opI32Const)
+	set(immI64, kPlain, opI64Const)
+	set(immF32, kPlain, opF32Const)
+	set(immF64, kPlain, opF64Const)
+	set(immNone, kPlain, rng(0x45, 0xc4)...) // numeric, sign extension
+	set(immRefType, kPlain, opRefNull)
+	set(immPrefix, kPlain, opMisc, opSIMD)
+	return t
+}()
+
+// u32At decodes an unsigned LEB128 u32 at b[pos:], the common one-byte
+// case inline.
+func u32At(b []byte, pos int) (uint32, int, error) {
+	if pos < len(b) && b[pos] < 0x80 {
+		return uint32(b[pos]), pos + 1, nil
+	}
+	r := reader{b: b, pos: pos}
+	v, err := r.u32()
+	return v, r.pos, err
 }
 
-func (d *decoder) single(op byte, in *inst) error {
-	r := &d.r
+// next decodes one instruction into in. It checks what the rewriter relies
+// on: the encoding, known opcodes, and that function, global, table and
+// local indices are in range of the module as it was received.
+func (d *decoder) next(in *inst) error {
+	b, pos := d.r.b, d.r.pos
+	*in = inst{off: uint32(pos)}
+	if pos >= len(b) {
+		return errEOF
+	}
+	op := b[pos]
+	pos++
+	t := opTable[op]
+	in.kind = kind(t.kind)
 	var err error
-	switch {
-	case op == opUnreachable:
-		in.kind = kUnreachable
-	case op == 0x01 || op == opDrop || op == opSelect: // nop, drop, select
-	case op == opBlock:
-		in.kind = kBlock
-		err = d.blockType()
-	case op == opLoop:
-		in.kind = kLoop
-		err = d.blockType()
-	case op == opIf:
-		in.kind = kIf
-		err = d.blockType()
-	case op == opElse:
-		in.kind = kElse
-	case op == opEnd:
-		in.kind = kEnd
-	case op == opBr || op == opBrIf:
-		in.kind = kBr
-		if op == opBrIf {
-			in.kind = kBrIf
+	var idx uint32
+	switch t.imm {
+	case immNone:
+	case immLocal:
+		if idx, pos, err = u32At(b, pos); err == nil && uint64(idx) >= d.numLocals {
+			err = fmt.Errorf("local index %d out of range (%d locals)", idx, d.numLocals)
 		}
-		in.imm, err = r.u32()
-	case op == opBrTable:
-		err = d.brTable(in)
-	case op == opReturn:
-		in.kind = kReturn
-	case op == opCall || op == opRefFunc:
-		in.kind = kCall
-		if op == opRefFunc {
-			in.kind = kRefFunc
+	case immGlobal:
+		if idx, pos, err = u32At(b, pos); err == nil && idx >= d.numGlobals {
+			err = fmt.Errorf("global index %d out of range (%d globals)", idx, d.numGlobals)
 		}
-		in.immAt = uint32(r.pos)
-		if in.imm, err = r.u32(); err == nil {
+	case immLabel:
+		in.imm, pos, err = u32At(b, pos)
+	case immFunc:
+		in.immAt = uint32(pos)
+		if in.imm, pos, err = u32At(b, pos); err == nil {
 			err = d.funcIndex(in.imm)
 		}
-	case op == opCallIndirect:
-		in.kind = kCallIndirect
+	case immI32, immI64:
+		if pos < len(b) && b[pos] < 0x40 { // a one-byte non-negative constant
+			pos++
+			break
+		}
+		d.r.pos = pos
+		if t.imm == immI32 {
+			_, err = d.r.signed(32)
+		} else {
+			_, err = d.r.signed(64)
+		}
+		pos = d.r.pos
+	default:
+		d.r.pos = pos
+		err = d.rare(op, t.imm, in)
+		pos = d.r.pos
+	}
+	d.r.pos = pos
+	in.end = uint32(pos)
+	return err
+}
+
+// rare decodes the immediates of the less frequent opcodes at d.r.pos.
+func (d *decoder) rare(op byte, imm uint8, in *inst) error {
+	r := &d.r
+	var err error
+	switch imm {
+	case immMemarg:
+		err = d.memarg()
+	case immBlock:
+		err = d.blockType()
+	case immBrTable:
+		err = d.brTable(in)
+	case immCallInd:
 		if _, err = d.typeIndex(); err == nil {
 			err = d.tableIndex()
 		}
-	case op == opSelectT:
+	case immSelectT:
 		var n uint32
 		if n, err = r.count("select types", 1); err == nil {
 			_, err = valTypesN(r, n)
 		}
-	case op >= opLocalGet && op <= opLocalTee:
-		var idx uint32
-		if idx, err = r.u32(); err == nil && uint64(idx) >= d.numLocals {
-			err = fmt.Errorf("local index %d out of range (%d locals)", idx, d.numLocals)
-		}
-	case op == opGlobalGet || op == opGlobalSet:
-		var idx uint32
-		if idx, err = r.u32(); err == nil && idx >= d.numGlobals {
-			err = fmt.Errorf("global index %d out of range (%d globals)", idx, d.numGlobals)
-		}
-	case op == 0x25 || op == 0x26: // table.get, table.set
+	case immTable:
 		err = d.tableIndex()
-	case op >= 0x28 && op <= 0x3e: // loads and stores
-		err = d.memarg()
-	case op == opMemorySize || op == opMemoryGrow:
+	case immMemIdx:
 		err = d.memIndex()
 		if op == opMemoryGrow {
-			in.kind, in.shift = kBulk, -10 // a page is charged 1024 units
+			in.shift = -10 // a page is charged 1024 units
 		}
-	case op == opI32Const:
-		_, err = r.signed(32)
-	case op == opI64Const:
-		_, err = r.signed(64)
-	case op == opF32Const:
+	case immF32:
 		_, err = r.bytes(4)
-	case op == opF64Const:
+	case immF64:
 		_, err = r.bytes(8)
-	case op >= 0x45 && op <= 0xc4: // numeric, sign extension
-	case op == opRefNull:
+	case immRefType:
 		var t byte
 		if t, err = r.byte(); err == nil && !isRefType(t) {
 			err = fmt.Errorf("ref.null of unknown type %#x", t)
 		}
-	case op == 0xd1: // ref.is_null
+	case immPrefix:
+		if op == opMisc {
+			return d.misc(in)
+		}
+		return d.simd()
 	default:
 		return unknownOpcode(op)
 	}

@@ -208,6 +208,10 @@ func Parse(b []byte, lim Limits) (*Module, error) {
 	if m.DataCount != nil && !m.hasData && *m.DataCount != 0 {
 		return nil, fmt.Errorf("data count section says %d segments but there is no data section", *m.DataCount)
 	}
+	product := uint64(m.NumFuncs()) * uint64(len(m.Types)+len(m.Imports)+len(m.Globals)+len(m.Exports))
+	if err := check("CompileProduct", "functions × (types + imports + globals + exports)", product, lim.CompileProduct); err != nil {
+		return nil, err
+	}
 	if err := m.checkIndices(); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -115,75 +117,87 @@ func TestLimits(t *testing.T) {
 	small.DataSegments, small.ElemSegments, small.Tables = 1, 1, 1
 	small.Params, small.Results, small.LocalsPerFunction, small.TotalLocals = 2, 2, 5, 8
 	small.BodySize, small.TableSize, small.TotalTableSize, small.ElemEntries = 64, 10, 10, 4
+	small.BranchesPerFunction, small.CompileProduct = 5, 10
 	small.TotalElemEntries, small.MemoryPages = 6, 2
-	fn := func(locals uint32) tFunc {
-		return tFunc{locals: []LocalDecl{{Count: locals, Type: typeI32}}}
+	fn := func(locals uint32) bt.Func {
+		return bt.Func{Locals: []bt.Local{{Count: locals, Type: typeI32}}}
 	}
 	cases := []struct {
 		limit string
 		count uint64
-		build func(m *tModule)
+		build func(m *bt.Module)
 	}{
-		{"Types", 5, func(m *tModule) {
+		{"Types", 5, func(m *bt.Module) {
 			for i := range 4 {
-				m.typeOf(nil, []byte{typeI32, typeI64, typeF32, typeF64}[i:i+1])
+				m.Type(nil, []byte{typeI32, typeI64, typeF32, typeF64}[i:i+1])
 			}
 		}},
-		{"Params", 3, func(m *tModule) { m.typeOf([]byte{typeI32, typeI32, typeI32}, nil) }},
-		{"Results", 3, func(m *tModule) { m.typeOf(nil, []byte{typeI32, typeI32, typeI32}) }},
-		{"Functions", 4, func(m *tModule) {
+		{"Params", 3, func(m *bt.Module) { m.Type([]byte{typeI32, typeI32, typeI32}, nil) }},
+		{"Results", 3, func(m *bt.Module) { m.Type(nil, []byte{typeI32, typeI32, typeI32}) }},
+		{"Functions", 4, func(m *bt.Module) {
 			for range 4 {
-				m.funcs = append(m.funcs, fn(0))
+				m.Funcs = append(m.Funcs, fn(0))
 			}
 		}},
-		{"Imports", 2, func(m *tModule) {
-			m.imports = []Import{{Module: "a", Name: "b"}, {Module: "a", Name: "c"}}
+		{"Imports", 2, func(m *bt.Module) {
+			m.Imports = []bt.Import{{Module: "a", Name: "b"}, {Module: "a", Name: "c"}}
 		}},
-		{"LocalsPerFunction", 6, func(m *tModule) { m.funcs = append(m.funcs, fn(6)) }},
-		{"LocalsPerFunction", 4294967295, func(m *tModule) { m.funcs = append(m.funcs, fn(0xffffffff)) }},
-		{"TotalLocals", 10, func(m *tModule) { m.funcs = append(m.funcs, fn(5), fn(5)) }},
-		{"BodySize", 67, func(m *tModule) {
+		{"LocalsPerFunction", 6, func(m *bt.Module) { m.Funcs = append(m.Funcs, fn(6)) }},
+		{"LocalsPerFunction", 4294967295, func(m *bt.Module) { m.Funcs = append(m.Funcs, fn(0xffffffff)) }},
+		{"TotalLocals", 10, func(m *bt.Module) { m.Funcs = append(m.Funcs, fn(5), fn(5)) }},
+		{"BodySize", 67, func(m *bt.Module) {
 			f := fn(0)
-			f.body = make([]byte, 63) // 63 nops
-			for i := range f.body {
-				f.body[i] = 0x01
+			f.Body = make([]byte, 63) // 63 nops
+			for i := range f.Body {
+				f.Body[i] = 0x01
 			}
-			m.funcs = append(m.funcs, f)
+			m.Funcs = append(m.Funcs, f)
 		}},
-		{"Globals", 3, func(m *tModule) {
+		{"BranchesPerFunction", 6, func(m *bt.Module) {
+			f := fn(0)
+			f.Body = bt.Repeat(6, []byte{bt.Block, bt.BlockEmpty, bt.End})
+			m.Funcs = append(m.Funcs, f)
+		}},
+		{"CompileProduct", 3 * 4, func(m *bt.Module) { // 3 functions, 1 type, 1 import, 2 globals
+			m.Imports = []bt.Import{{Module: "a", Name: "b"}}
+			m.Funcs = append(m.Funcs, fn(0), fn(0))
+			for range 2 {
+				m.Globals = append(m.Globals, bt.Global{Type: typeI32, Init: bt.Cat(bt.I32Const(0), []byte{opEnd})})
+			}
+		}},
+		{"Globals", 3, func(m *bt.Module) {
 			for range 3 {
-				m.globals = append(m.globals, Global{Type: typeI32, Init: cat(i32c(0), []byte{opEnd})})
+				m.Globals = append(m.Globals, bt.Global{Type: typeI32, Init: bt.Cat(bt.I32Const(0), []byte{opEnd})})
 			}
 		}},
-		{"Tables", 2, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref}, {RefType: typeFuncref}} }},
-		{"TableSize", 11, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref, Min: 11}} }},
-		{"TableSize", 4294967295, func(m *tModule) { m.tables = []Table{{RefType: typeFuncref, Min: 0xffffffff}} }},
-		{"MemoryPages", 3, func(m *tModule) { m.memory = &Table{Min: 3} }},
-		{"ElemEntries", 5, func(m *tModule) {
-			m.funcs = append(m.funcs, fn(0))
-			m.tables = []Table{{RefType: typeFuncref, Min: 5}}
-			m.elems = []Elem{{Offset: cat(i32c(0), []byte{opEnd}), Funcs: []uint32{0, 0, 0, 0, 0}}}
+		{"Tables", 2, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref}, {RefType: typeFuncref}} }},
+		{"TableSize", 11, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 11}}} }},
+		{"TableSize", 4294967295, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 0xffffffff}}} }},
+		{"MemoryPages", 3, func(m *bt.Module) { m.Memory = &bt.Limits{Min: 3} }},
+		{"ElemEntries", 5, func(m *bt.Module) {
+			m.Funcs = append(m.Funcs, fn(0))
+			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 5}}}
+			m.Elems = []bt.Elem{{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: []uint32{0, 0, 0, 0, 0}}}
 		}},
-		{"ElemSegments", 2, func(m *tModule) {
-			m.funcs = append(m.funcs, fn(0))
-			m.tables = []Table{{RefType: typeFuncref, Min: 5}}
-			seg := Elem{Offset: cat(i32c(0), []byte{opEnd}), Funcs: []uint32{0}}
-			m.elems = []Elem{seg, seg}
+		{"ElemSegments", 2, func(m *bt.Module) {
+			m.Funcs = append(m.Funcs, fn(0))
+			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 5}}}
+			seg := bt.Elem{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: []uint32{0}}
+			m.Elems = []bt.Elem{seg, seg}
 		}},
-		{"Exports", 3, func(m *tModule) {
-			m.funcs = append(m.funcs, fn(0))
-			m.globals = []Global{{Type: typeI32, Init: cat(i32c(0), []byte{opEnd})}}
-			m.gexport = map[uint32]string{0: "g"}
-			m.funcs[0].export = "f"
-			m.memory = &Table{Min: 1}
+		{"Exports", 3, func(m *bt.Module) {
+			m.Funcs = append(m.Funcs, fn(0))
+			m.Globals = []bt.Global{{Type: typeI32, Init: bt.Cat(bt.I32Const(0), []byte{opEnd}), Export: "g"}}
+			m.Funcs[0].Export = "f"
+			m.Memory = &bt.Limits{Min: 1}
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.limit, func(t *testing.T) {
-			m := &tModule{}
-			m.typeOf(nil, nil)
+			m := &bt.Module{}
+			m.Type(nil, nil)
 			c.build(m)
-			_, err := Parse(m.build(), small)
+			_, err := Parse(m.Bytes(), small)
 			var lim *LimitError
 			require.ErrorAs(t, err, &lim, "want a limit error")
 			require.Equal(t, c.limit, lim.Limit)
@@ -191,7 +205,7 @@ func TestLimits(t *testing.T) {
 			require.Contains(t, err.Error(), c.limit)
 			require.Contains(t, err.Error(), strconv.FormatUint(c.count, 10))
 			if c.count < 1<<20 {
-				_, err = Parse(m.build(), DefaultLimits())
+				_, err = Parse(m.Bytes(), DefaultLimits())
 				require.NoError(t, err, "the same module is within the default limits")
 			}
 		})

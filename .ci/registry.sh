@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end: providers through a real registry. Starts Debian's
+# docker-registry (the CNCF distribution registry, 2.8: no referrers API, so
+# signatures travel by the referrers tag schema) twice on loopback ports,
+# anonymous and password-protected, each with a config written here and its
+# own temporary storage, then runs TestRegistryE2E: push with mcp-wasm push,
+# pull back, serve by digest through the go-sdk client, tamper with a blob in
+# the registry's storage, move a tag, and the bad inputs (401, unreachable,
+# a container image, a layer over the cap, a wrong signer).
+# Needs: apt-get install -y docker-registry (.ci/run installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REGISTRY_BIN=${REGISTRY_BIN:-/usr/bin/docker-registry}
+[ -x "$REGISTRY_BIN" ] || { echo "registry: $REGISTRY_BIN missing: apt-get install -y docker-registry"; exit 1; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# free_port prints a loopback TCP port nothing listens on.
+free_port() {
+  local p
+  for p in $(shuf -i 20000-60000 -n 50); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  echo "registry: no free port" >&2; exit 1
+}
+
+# start NAME [htpasswd]: writes NAME.yml, starts the registry on 127.0.0.1
+# only, waits until /v2/ answers, prints the host:port.
+start() {
+  local name=$1 auth=${2:-} port
+  port=$(free_port)
+  mkdir -p "$work/$name/storage"
+  cat >"$work/$name.yml" <<YAML
+version: 0.1
+log:
+  level: warn
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $work/$name/storage
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: 127.0.0.1:$port
+  secret: $(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+health:
+  storagedriver:
+    enabled: false
+YAML
+  if [ -n "$auth" ]; then
+    cat >>"$work/$name.yml" <<YAML
+auth:
+  htpasswd:
+    realm: mcp-wasm-e2e
+    path: $auth
+YAML
+  fi
+  "$REGISTRY_BIN" serve "$work/$name.yml" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v2/" || true)
+    if [ "$code" = 200 ] || [ "$code" = 401 ]; then echo "127.0.0.1:$port"; return; fi
+    sleep 0.1
+  done
+  echo "registry: $name did not start:" >&2; cat "$work/$name.log" >&2; exit 1
+}
+
+open=$(start open)
+locked=$(start locked "$PWD/testdata/registry/htpasswd")
+echo "registry: $("$REGISTRY_BIN" --version) on $open (anonymous) and $locked (htpasswd)"
+
+status=0
+MCPW_REGISTRY=$open MCPW_REGISTRY_STORAGE="$work/open/storage" MCPW_REGISTRY_AUTH=$locked \
+  go test -count=1 -run '^TestRegistryE2E$' -v ./cmd/mcp-wasm || status=$?
+if [ "$status" != 0 ]; then
+  echo "--- registry logs"; tail -n 50 "$work/open.log" "$work/locked.log"
+fi
+exit "$status"

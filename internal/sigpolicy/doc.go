@@ -1,0 +1,24 @@
+// Package sigpolicy decides whether a module's Sigstore signatures satisfy
+// the policy an operator wrote: which signers to accept (public keys, or
+// certificate identities with their OIDC issuer, exact or by regular
+// expression) and whether modules must be pinned by digest.
+//
+// Verification is sigstore-go's, offline: the bundle carries the
+// certificate, transparency-log entry and timestamps, and the operator
+// supplies the trusted root (Fulcio CAs, Rekor and CT log keys, timestamp
+// authorities) as a file. Nothing is fetched; no TUF update happens at
+// load.
+//
+// # Security
+//
+// A bundle is untrusted input: it is size-capped before parsing and
+// counts only if it verifies cryptographically against the trusted
+// material AND names the artifact's digest AND its signer matches a rule.
+// Identity and issuer regular expressions must match the whole value (they
+// are anchored), so "alice@acme\.com" does not accept
+// "alice@acme.com.evil.example". A DSSE bundle counts only if its in-toto
+// predicate is cosign's signature type: an attestation (provenance, SBOM)
+// by the same identity is a statement about the module, not a signature of
+// it. When nothing satisfies the policy the error names the signers found
+// and the signers wanted.
+package sigpolicy

@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+)
+
+// slots is the global bound on guest calls and instantiations in flight,
+// shared fairly between providers.
+//
+// A plain semaphore lets one provider hold every slot: four calls that each
+// run to their deadline starve every other provider for as long as they keep
+// coming, and a slow but well-behaved provider is never quarantined. So:
+//
+//   - A provider's first slot needs one free slot. Any further slot needs
+//     two: one slot always stays free for a provider that holds none, so a
+//     provider that is not busy gets a slot at once, whatever the others do.
+//   - When slots free up, waiting providers are served fewest-held first
+//     (FIFO among equals), so a provider cannot win slots by queueing more
+//     calls than the others.
+//
+// Each provider already queues on its own pool before it asks here (see
+// pool.acquire), so one provider has at most its pool size of waiters. With
+// several busy providers the bound is shared max-min fairly; with one busy
+// provider it uses all slots but one.
+type slots struct {
+	mu      sync.Mutex
+	free    int
+	waiters []*slotWaiter
+}
+
+// share is one provider's account with slots.
+type share struct {
+	held int // guarded by slots.mu
+}
+
+type slotWaiter struct {
+	sh      *share
+	granted chan struct{}
+}
+
+func newSlots(n int) *slots { return &slots{free: n} }
+
+// canTake reports whether sh may take a slot now; s.mu is held.
+func (s *slots) canTake(sh *share) bool {
+	if sh.held == 0 {
+		return s.free >= 1
+	}
+	return s.free >= 2
+}
+
+// acquire takes a slot for sh, waiting until ctx is done. A new call
+// queues behind waiters that go first by the rules above; dispatch decides.
+func (s *slots) acquire(ctx context.Context, sh *share) error {
+	w := &slotWaiter{sh: sh, granted: make(chan struct{})}
+	s.mu.Lock()
+	s.waiters = append(s.waiters, w)
+	s.dispatch()
+	s.mu.Unlock()
+	select {
+	case <-w.granted:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-w.granted: // granted meanwhile: give it back
+			s.releaseLocked(sh)
+		default:
+			s.remove(w)
+		}
+		return ctx.Err()
+	}
+}
+
+// release returns a slot of sh.
+func (s *slots) release(sh *share) {
+	s.mu.Lock()
+	s.releaseLocked(sh)
+	s.mu.Unlock()
+}
+
+func (s *slots) releaseLocked(sh *share) {
+	sh.held--
+	s.free++
+	s.dispatch()
+}
+
+// dispatch grants free slots to waiters, fewest-held first, FIFO among
+// equals; s.mu is held.
+func (s *slots) dispatch() {
+	for s.free > 0 && len(s.waiters) > 0 {
+		best := -1
+		for i, w := range s.waiters {
+			if s.canTake(w.sh) && (best < 0 || w.sh.held < s.waiters[best].sh.held) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return
+		}
+		w := s.waiters[best]
+		s.remove(w)
+		w.sh.held++
+		s.free--
+		close(w.granted)
+	}
+}
+
+func (s *slots) remove(w *slotWaiter) {
+	for i, x := range s.waiters {
+		if x == w {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// inUse is the number of slots held, for tests and stats.
+func (s *slots) inUse(total int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return total - s.free
+}

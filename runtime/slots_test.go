@@ -1,0 +1,108 @@
+package runtime
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSlots_KeepOneForAnIdleProvider(t *testing.T) {
+	s := newSlots(4)
+	ctx := context.Background()
+	var a, b, c share
+	for range 3 {
+		require.NoError(t, s.acquire(ctx, &a))
+	}
+	// A's fourth call would take the last slot: it waits.
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, s.acquire(short, &a), context.DeadlineExceeded)
+	// B holds none: it gets the slot kept free.
+	require.NoError(t, s.acquire(ctx, &b))
+	require.Equal(t, 3, a.held)
+	require.Equal(t, 1, b.held)
+	// Now C (none held) waits, and goes before A and B when a slot frees.
+	granted := make(chan *share, 3)
+	for _, sh := range []*share{&a, &b, &c} {
+		go func() {
+			if s.acquire(ctx, sh) == nil {
+				granted <- sh
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 3 }, time.Second, time.Millisecond)
+	waiting := func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) }
+	s.release(&a) // a holds 2, b 1, c 0; one slot free
+	require.Equal(t, &c, <-granted, "the provider holding no slot goes first")
+	s.release(&a) // a holds 1, b 1: one free slot is kept for a newcomer
+	require.Equal(t, 2, waiting(), "a second slot needs two free")
+	s.release(&a) // a holds 0: it goes before b, which holds 1
+	require.Equal(t, &a, <-granted, "then the one holding fewest")
+	require.Equal(t, 1, waiting())
+	s.release(&c)
+	require.Equal(t, &b, <-granted)
+}
+
+func TestSlots_CancelReturnsAGrant(t *testing.T) {
+	s := newSlots(2)
+	var a, b share
+	require.NoError(t, s.acquire(context.Background(), &a))
+	require.NoError(t, s.acquire(context.Background(), &b))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.acquire(ctx, &a) }()
+	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 1 }, time.Second, time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	s.mu.Lock()
+	require.Empty(t, s.waiters)
+	s.mu.Unlock()
+	s.release(&a)
+	s.release(&b)
+	require.Equal(t, 2, s.free)
+	require.Zero(t, a.held+b.held)
+}
+
+// TestSlots_Hammer: many providers taking and giving back slots, with
+// cancellations; the count never goes over the bound and ends where it began.
+func TestSlots_Hammer(t *testing.T) {
+	const total = 4
+	s := newSlots(total)
+	shares := make([]share, 6)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	held := 0
+	for g := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 300 {
+				sh := &shares[rng.IntN(len(shares))]
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rng.IntN(200))*time.Microsecond)
+				if s.acquire(ctx, sh) == nil {
+					mu.Lock()
+					held++
+					require.LessOrEqual(t, held, total)
+					mu.Unlock()
+					time.Sleep(time.Duration(rng.IntN(50)) * time.Microsecond)
+					mu.Lock()
+					held--
+					mu.Unlock()
+					s.release(sh)
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, total, s.free)
+	require.Empty(t, s.waiters)
+	for i := range shares {
+		require.Zero(t, shares[i].held)
+	}
+}
