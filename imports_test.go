@@ -23,7 +23,8 @@ const module = "github.com/mcp-wasm/mcp-wasm"
 var (
 	// harnesses build guests, fake providers or issuers, or drive load:
 	// tests and tools only.
-	harnesses = []string{"internal/testguest", "internal/loadtest", "server/servertest", "server/auth/authtest"}
+	harnesses = []string{"internal/testguest", "internal/loadtest", "server/servertest", "server/auth/authtest",
+		"internal/oci/ocitest", "internal/sigpolicy/sigtest"}
 	// tools are commands for developers, not the product.
 	tools = []string{"cmd/mcp-wasm-load"}
 
@@ -33,21 +34,29 @@ var (
 		"runtime/...":       {"abi", "internal/dirwatch", "runtime/..."},
 		"server":            {"abi", "server/auth"},
 		"server/auth":       {},
-		"config":            {"abi", "runtime"},
-		"served":            {"abi", "config", "runtime"},
+		"config":            {"abi", "runtime", "server", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
+		"served":            {"abi", "config", "runtime", "internal/modsource", "internal/oci", "internal/sigpolicy"},
 		"internal/metrics":  {},
 		"internal/dirwatch": {},
-		"guests/...":        {"abi", "guests/..."}, // guests and their SDKs import nothing of the host
-		"cmd/mcp-wasm/...":  {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics", "cmd/mcp-wasm/..."},
-		"abi":               {},
+		// Where module bytes come from: the registry client and store, the
+		// signature policy, and the two joined; they know nothing of the
+		// runtime, the server or the served set.
+		"internal/oci":       {"abi"},
+		"internal/sigpolicy": {},
+		"internal/modsource": {"internal/oci", "internal/sigpolicy"},
+		"guests/...":         {"abi", "guests/..."}, // guests and their SDKs import nothing of the host
+		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
+			"internal/oci", "internal/sigpolicy", "internal/modsource", "cmd/mcp-wasm/..."},
+		"abi": {},
 	}
 )
 
 // TestImportPolicy enforces the layering: abi imports only the standard
 // library; server and runtime never import each other (nor served or
-// config, which build on runtime); guests and their SDKs import nothing of
-// the host; nothing outside cmd imports cmd; test harnesses and tools stay
-// out of production packages.
+// config, which build on runtime); the module sources (internal/oci,
+// sigpolicy, modsource) import nothing above them; guests and their SDKs
+// import nothing of the host; nothing outside cmd imports cmd; test
+// harnesses and tools stay out of production packages.
 func TestImportPolicy(t *testing.T) {
 	files := moduleFiles(t)
 	require.NotEmpty(t, files)
@@ -185,6 +194,15 @@ func TestImportPolicy_catchesViolations(t *testing.T) {
 		{goFile{pkg: "served", test: true}, module + "/cmd/mcp-wasm/defaultprovider"},
 		{goFile{pkg: "cmd/mcp-wasm"}, module + "/internal/testguest"},
 		{goFile{pkg: "served"}, module + "/server/servertest"},
+		{goFile{pkg: "server"}, module + "/config"},
+		{goFile{pkg: "server"}, module + "/internal/oci"},
+		{goFile{pkg: "runtime"}, module + "/internal/modsource"},
+		{goFile{pkg: "internal/oci"}, module + "/runtime"},
+		{goFile{pkg: "internal/sigpolicy"}, module + "/internal/oci"},
+		{goFile{pkg: "internal/modsource"}, module + "/served"},
+		{goFile{pkg: "internal/modsource"}, module + "/config"},
+		{goFile{pkg: "served"}, module + "/internal/oci/ocitest"},
+		{goFile{pkg: "cmd/mcp-wasm"}, module + "/internal/sigpolicy/sigtest"},
 		{goFile{pkg: "newpkg"}, module + "/abi"},
 	} {
 		require.NotEmpty(t, allowed(tt.file, tt.imp), "%s importing %s must be refused", tt.file.pkg, tt.imp)
