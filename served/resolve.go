@@ -102,7 +102,10 @@ func ResolveFile(_ context.Context, req Request) (Module, error) {
 	}
 	m := NewModule(req.Ref, b)
 	m.Watch = path
-	return m, checkUnsigned(req, m)
+	if err := checkUnsigned(req, m); err != nil {
+		return Module{}, err
+	}
+	return m, nil
 }
 
 // NewModule returns the module of wasm, with its digest.
@@ -124,7 +127,10 @@ func Builtin(modules map[config.ModuleRef][]byte, next Resolver) Resolver {
 			return Module{}, tooLarge(int64(len(wasm)), req.MaxBytes)
 		}
 		m := NewModule(req.Ref, wasm)
-		return m, checkUnsigned(req, m)
+		if err := checkUnsigned(req, m); err != nil {
+			return Module{}, err
+		}
+		return m, nil
 	}
 }
 

@@ -49,7 +49,10 @@ func Verified(src *modsource.Resolver) Resolver {
 		if m.Signer != nil {
 			out.Signer = m.Signer.String()
 		}
-		return out, checkPin(req, out) // modsource checked it; the loader's rule holds whatever the source
+		if err := checkPin(req, out); err != nil { // modsource checked it; the rule holds whatever the source
+			return Module{}, err
+		}
+		return out, nil
 	}
 }
 
