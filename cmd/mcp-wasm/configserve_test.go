@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
+	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // serveConfig runs `serve --config path args...` in-process on an empty
@@ -118,4 +124,38 @@ func TestServe_configExpose(t *testing.T) {
 	code, logs := serveConfig(t, path)
 	require.Equal(t, 1, code)
 	require.Contains(t, logs, `mcp.json:2:12: providers[0].expose (provider "minimal.wasm"): invalid uri pattern: include pattern "/docs/**": does not start with a scheme`)
+}
+
+// TestPublish_exposeFollowsReload: the operator's filter is applied where
+// the served set hands providers to the server (serverProviders, through
+// publishTo), so a reload that changes "expose" changes what clients see,
+// and one that drops it shows everything again.
+func TestPublish_exposeFollowsReload(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm"}]}`)
+	reread := func() (*config.Config, error) { return config.Read(path, os.LookupEnv) }
+	cfg, err := reread()
+	require.NoError(t, err)
+	rt, err := runtime.New(t.Context(), runtime.NewConfig())
+	require.NoError(t, err)
+	defer rt.Close(context.WithoutCancel(t.Context()))
+	loader := served.NewLoader(rt, served.ResolveFile, nil)
+	first, err := loader.Load(t.Context(), cfg)
+	require.NoError(t, err)
+	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...))
+	require.NoError(t, err)
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv)})
+	defer set.Close(context.Background())
+	read := func() string {
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		return serveLines(t, srv, []string{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"min:a",` + meta + `}}`})
+	}
+	require.Contains(t, read(), `"text":"hello"`)
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers": [{"module": "minimal.wasm", "expose": {"exclude": ["min:a"]}}]}`), 0o644))
+	require.NoError(t, set.Reload(t.Context(), "test"))
+	require.Contains(t, read(), `"error":{"code":-32602,"message":"resource not found"`)
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers": [{"module": "minimal.wasm"}]}`), 0o644))
+	require.NoError(t, set.Reload(t.Context(), "test"))
+	require.Contains(t, read(), `"text":"hello"`)
 }
