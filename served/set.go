@@ -1,7 +1,8 @@
 // Package served is the set of providers mcp-wasm serves: it loads the
-// providers a config names (resolving each module through one Resolver),
-// gives each the name and scheme prefix the operator chose, and keeps the
-// set in step with its config: a reload loads and checks a whole new
+// providers a config names (resolving each module through one Resolver,
+// which checks its pin and signature policy; Verified reads files and
+// oci:// references), gives each the name and scheme prefix the operator
+// chose, and keeps the set in step with its config: a reload loads and checks a whole new
 // generation before it is swapped in atomically, and the old one is closed
 // once the requests that started on it have returned. It runs the change
 // feeds of the current providers and gives one stats view per provider,

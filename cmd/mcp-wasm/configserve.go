@@ -62,9 +62,9 @@ func newLoader(c *cli.Context, rt *runtime.Runtime, log *slog.Logger, cfg *confi
 	return served.NewLoader(rt, resolve, log), nil
 }
 
-// configFlag is serve's and validate's --config FILE.
+// configFlag is the --config FILE of serve, validate and lock.
 func configFlag() cli.Flag {
-	return &cli.StringFlag{Name: "config", Usage: "config `FILE` (JSON, docs/config.schema.json) declaring providers, grants, limits and server settings"}
+	return &cli.StringFlag{Name: "config", Usage: "config `FILE` (JSON, docs/config.schema.json) declaring providers (module, pin, signature policy, grants, limits, what clients see) and server settings"}
 }
 
 // configFromFile reads --config FILE, if given. It refuses the flags that
