@@ -31,3 +31,18 @@ var (
 	ErrBadInput    = errors.New("input rejected before the call")
 	ErrClosed      = errors.New("provider closed")
 )
+
+// KindOf returns the error kind of a domain error code (Error.Code):
+// ErrNotFound for CodeNotFound, ErrInvalidParams for CodeInvalidParams,
+// and ErrProviderInternal for CodeInternal and any other code. The runtime
+// maps a guest's Error with it, and so does anything else that serves a
+// provider outside the sandbox, so every path answers a code alike.
+func KindOf(code string) error {
+	switch code {
+	case CodeNotFound:
+		return ErrNotFound
+	case CodeInvalidParams:
+		return ErrInvalidParams
+	}
+	return ErrProviderInternal
+}

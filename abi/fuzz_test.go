@@ -83,7 +83,7 @@ func FuzzDecodeOthers(f *testing.F) {
 		}
 		var tr TemplatesResult
 		if Decode(data, &tr) == nil {
-			_ = tr.Validate()
+			_ = tr.Validate(URISpace{{Scheme: "n"}, {Scheme: "https", Authority: "api.example.com", PathPrefix: "/v1/"}})
 		}
 		var ch ChangesResult
 		if Decode(data, &ch) == nil {

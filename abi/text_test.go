@@ -80,7 +80,7 @@ func TestLabelFields_RefuseControlOrFormat(t *testing.T) {
 					return (&ReadResult{Contents: []Content{{URI: "x:a", MIMEType: "text/" + bad, Text: new("")}}}).Validate(space)
 				}),
 				"template": check(func() error {
-					return (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "x:/{id}" + bad, Name: "n"}}}).Validate()
+					return (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "x:/{id}" + bad, Name: "n"}}}).Validate(space)
 				}),
 			}
 			for field, v := range labels {

@@ -463,15 +463,15 @@ func validateIcons(icons []Icon) error {
 	return nil
 }
 
-// Validate checks a templates page. Template syntax and ownership of the
-// template's expansions are checked by the host, which parses RFC 6570.
-func (r *TemplatesResult) Validate() error {
+// Validate checks a templates page against the provider's URI space: every
+// template by CheckTemplate (RFC 6570 syntax, expansions that stay in space).
+func (r *TemplatesResult) Validate(space URISpace) error {
 	if len(r.ResourceTemplates) > MaxListItems {
 		return invalid("more than %d templates in one page", MaxListItems)
 	}
 	for i, t := range r.ResourceTemplates {
-		if t.URITemplate == "" || len(t.URITemplate) > MaxURILength || !isPrintableASCII(t.URITemplate) {
-			return fmt.Errorf("resourceTemplates[%d]: %w", i, invalid("uriTemplate must be 1-%d bytes of printable ASCII", MaxURILength))
+		if err := CheckTemplate(t.URITemplate, space); err != nil {
+			return fmt.Errorf("resourceTemplates[%d]: %w", i, err)
 		}
 		if err := checkMeta(t.Name, t.Title, t.Description, t.MIMEType); err != nil {
 			return fmt.Errorf("resourceTemplates[%d]: %w", i, err)

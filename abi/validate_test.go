@@ -161,6 +161,29 @@ func TestSmallValidators(t *testing.T) {
 	require.ErrorIs(t, (&CompleteResult{Values: make([]string, 101)}).Validate(), ErrInvalid)
 	require.ErrorIs(t, (&ChangesResult{Updated: []string{"m:a"}}).Validate(URISpace{{Scheme: "n"}}), ErrForeignURI)
 	require.ErrorIs(t, (&Error{Code: "teapot"}).Validate(), ErrInvalid)
-	require.ErrorIs(t, (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "n:{x}"}}}).Validate(), ErrInvalid)
+	require.ErrorIs(t, (&TemplatesResult{ResourceTemplates: []ResourceTemplate{{URITemplate: "n:{x}"}}}).Validate(URISpace{{Scheme: "n"}}), ErrInvalid)
 	require.NoError(t, (&Error{Code: CodeNotFound}).Validate())
+}
+
+func TestKindOf(t *testing.T) {
+	require.ErrorIs(t, KindOf(CodeNotFound), ErrNotFound)
+	require.ErrorIs(t, KindOf(CodeInvalidParams), ErrInvalidParams)
+	require.ErrorIs(t, KindOf(CodeInternal), ErrProviderInternal)
+	require.ErrorIs(t, KindOf("teapot"), ErrProviderInternal, "an unknown code is never mistaken for a client's fault")
+}
+
+func TestConflicts(t *testing.T) {
+	d := func(name string, roots ...URIRoot) Describe { return Describe{Name: name, URISpace: roots} }
+	notes, files := URIRoot{Scheme: "notes"}, URIRoot{Scheme: "file", PathPrefix: "/a/"}
+	require.Empty(t, Conflicts([]Describe{d("a", notes), d("b", files), d("c", URIRoot{Scheme: "file", PathPrefix: "/b/"})}))
+	require.Empty(t, Conflicts(nil))
+	got := Conflicts([]Describe{d("a", notes), d("b", files), d("a", URIRoot{Scheme: "file", PathPrefix: "/a/x/"})})
+	require.Equal(t, []Conflict{
+		{A: 0, B: 2, SameName: true, Name: "a"},
+		{A: 1, B: 2, RootA: files, RootB: URIRoot{Scheme: "file", PathPrefix: "/a/x/"}},
+	}, got)
+	require.False(t, got[0].Overlap())
+	require.True(t, got[1].Overlap())
+	both := Conflicts([]Describe{d("a", notes), d("a", URIRoot{Scheme: "NOTES"})})
+	require.Len(t, both, 2, "one name and one overlap: both reported")
 }

@@ -137,7 +137,7 @@ func domainError(op string, output []byte, redact func(string) string) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("%w: %s error output: %w", abi.ErrViolation, op, err)
 	}
-	kind := map[string]error{abi.CodeNotFound: abi.ErrNotFound, abi.CodeInvalidParams: abi.ErrInvalidParams, abi.CodeInternal: abi.ErrProviderInternal}[e.Code]
+	kind := abi.KindOf(e.Code)
 	if e.Message == "" {
 		return kind
 	}
@@ -165,13 +165,14 @@ func (p *Provider) flushLogs(ctx context.Context, op string, st *callState) {
 
 // Sanitize makes guest-supplied text safe to log or show: invalid UTF-8
 // and control characters become U+FFFD (newlines and tabs become spaces),
-// and the result is cut to at most n bytes.
+// and the result is at most n bytes: longer text is cut at a rune boundary
+// and ends with "…", the ellipsis counted in the n.
 func Sanitize(s string, n int) string {
+	n = max(n, 0)
 	var b strings.Builder
 	for i, r := range s {
-		if b.Len() >= n {
-			b.WriteString("…")
-			break
+		if b.Len() > n {
+			break // it will be cut: the rest does not matter
 		}
 		switch {
 		case r == utf8.RuneError && len(s[i:]) > 0:
@@ -184,5 +185,20 @@ func Sanitize(s string, n int) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	out := b.String()
+	if len(out) <= n {
+		return out
+	}
+	const ellipsis = "…"
+	cut := n - len(ellipsis)
+	if cut < 0 { // no room for the ellipsis
+		cut = n
+	}
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	if n < len(ellipsis) {
+		return out[:cut]
+	}
+	return out[:cut] + ellipsis
 }

@@ -76,5 +76,5 @@ func TestProvider_ClosedAndUnsupported(t *testing.T) {
 
 func TestSanitize(t *testing.T) {
 	require.Equal(t, "a b\ufffd\ufffdc", Sanitize("a\nb\x1b\xffc", 100))
-	require.Equal(t, "abc…", Sanitize("abcdef", 3))
+	require.Equal(t, "ab…", Sanitize("abcdef", 5), "at most 5 bytes, the ellipsis included")
 }

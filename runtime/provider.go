@@ -123,7 +123,7 @@ func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, er
 // Templates returns one page of the provider's resource templates.
 func (p *Provider) Templates(ctx context.Context, cursor string) (*abi.TemplatesResult, error) {
 	var out abi.TemplatesResult
-	if err := p.run(ctx, abi.OpTemplates, abi.PageRequest{Cursor: cursor}, &out, func() error { return validateTemplates(&out, p.space) }); err != nil {
+	if err := p.run(ctx, abi.OpTemplates, abi.PageRequest{Cursor: cursor}, &out, func() error { return out.Validate(p.space) }); err != nil {
 		return nil, err
 	}
 	return &out, nil

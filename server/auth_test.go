@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // bearer is an http.RoundTripper that adds a bearer token.
@@ -19,8 +21,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func bearerClient(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
 
-func staticAuth() AuthConfig {
-	return NewAuthConfig().WithStaticToken("alice", "alice-secret").WithStaticToken("", "bob-secret")
+func staticAuth() auth.Config {
+	return auth.NewConfig().WithStaticToken("alice", "alice-secret").WithStaticToken("", "bob-secret")
 }
 
 // TestHTTP_staticTokens: the bearer token decides, on the wire.
@@ -90,12 +92,4 @@ func TestHTTP_modernWithToken(t *testing.T) {
 		_ = anon.Close()
 	}
 	require.ErrorContains(t, err, "Unauthorized")
-}
-
-func TestAuthenticator_matchStatic(t *testing.T) {
-	a := newAuthenticator(staticAuth())
-	require.Equal(t, "alice", a.matchStatic("alice-secret").subject)
-	require.Regexp(t, `^token-[0-9a-f]{8}$`, a.matchStatic("bob-secret").subject, "a default subject names no secret")
-	require.Nil(t, a.matchStatic(""))
-	require.Nil(t, a.matchStatic("alice-secret "))
 }

@@ -88,9 +88,9 @@ func checkComplete(p *mcp.CompleteParams) *jsonrpc.Error {
 
 // templateOwner returns the provider whose uri space holds every expansion
 // of tmpl (a template or a plain uri), or nil.
-func (ps *providerSet) templateOwner(tmpl string) *mount {
-	for _, m := range ps.mounts {
-		if checkTemplate(tmpl, m.space) == nil {
+func (ps *providerSet) templateOwner(tmpl string) *backend {
+	for _, m := range ps.backends {
+		if abi.CheckTemplate(tmpl, m.space) == nil {
 			return m
 		}
 	}

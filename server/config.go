@@ -112,13 +112,6 @@ func (c Config) WithImplementation(name, version string) Config {
 	return c
 }
 
-// WithInstructions sets the instructions sent to clients in initialize and
-// server/discover. Defaults to none.
-func (c Config) WithInstructions(s string) Config {
-	c.instructions = s
-	return c
-}
-
 // WithCursorKey sets the HMAC key that signs list cursors (at least 16
 // bytes). Defaults to a random key drawn by New, so cursors do not survive
 // a restart. Set it only to make cursors reproducible, as golden tests do.

@@ -15,7 +15,7 @@ func TestConfig_withDoesNotModifyReceiver(t *testing.T) {
 	p := servertest.New("p", abi.URIRoot{Scheme: "p"})
 	ps := []Provider{p}
 	c := base.WithPageSize(7).WithCallTimeout(time.Second).WithImplementation("n", "v").
-		WithInstructions("i").WithCursorKey(key).WithProviders(ps...)
+		withInstructions("i").WithCursorKey(key).WithProviders(ps...)
 	require.Equal(t, NewConfig(), base)
 	key[0], ps[0] = 'X', nil
 	require.Equal(t, byte('0'), c.cursorKey[0], "WithCursorKey copies the key")

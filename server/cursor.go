@@ -142,11 +142,11 @@ func parsePosition(payload []byte) (position, error) {
 // the providers: a cursor of another list (another kind, or another
 // provider or prefix of the resource tools view), or naming a provider
 // that is no longer at that index, is stale.
-func (p position) valid(q listQuery, mounts []*mount) error {
+func (p position) valid(q listQuery, backends []*backend) error {
 	if p.Kind != q.kind || !bytes.Equal(p.Query, q.digest()) {
 		return fmt.Errorf("%w: cursor belongs to another list", errBadCursor)
 	}
-	if p.Index >= len(mounts) || mounts[p.Index].name != p.Name {
+	if p.Index >= len(backends) || backends[p.Index].name != p.Name {
 		return fmt.Errorf("%w: stale", errBadCursor)
 	}
 	return nil

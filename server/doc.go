@@ -1,6 +1,7 @@
 // Package server is the MCP layer of mcp-wasm: it serves the resources of a
-// fixed set of providers to MCP clients over any go-sdk transport (stdio in
-// production), speaking every protocol revision on one connection — the
+// set of providers to MCP clients over stdio (Server.ServeStdio) and
+// Streamable HTTP (Server.ServeStreamable), both production transports,
+// speaking every protocol revision on one connection — the
 // initialize-handshake revisions 2024-11-05, 2025-03-26, 2025-06-18 and
 // 2025-11-25, and the stateless 2026-07-28.
 //
@@ -27,7 +28,7 @@
 // every unknown method -32601. It accepts legacy logging/setLevel and
 // ignores it (logs go to stderr). It runs no provider code of its own and
 // knows nothing of WebAssembly: providers reach it through the [Provider]
-// interface, and cmd/mcp-wasm wires the runtime in.
+// interface, and cmd/mcp-wasm wires the runtime in (through package served).
 //
 // The operator decides what clients see at all: a provider given with
 // [WithURIFilter] shows only the URIs its include and exclude patterns let
@@ -54,9 +55,9 @@
 // older ones in Mcp-Session-Id sessions with a GET stream for
 // notifications (go-sdk's two handlers behind one router). Around it:
 // Host and Origin allowlists, a body limit, a per-client rate limit, caps
-// on sessions in total and per client, bearer-token or OAuth 2.1 (JWT) authentication, SSE
-// keep-alives, /healthz and /readyz, and a graceful shutdown. It refuses
-// requests whose Host or Origin is not allowed, bodies over the limit,
+// on sessions in total and per client, bearer-token or OAuth 2.1 (JWT)
+// authentication (package server/auth), SSE keep-alives, /healthz and
+// /readyz, and a graceful shutdown. It refuses requests whose Host or Origin is not allowed, bodies over the limit,
 // clients over their rate, and tokens it cannot verify, before any MCP
 // handling. Every resource access and every refusal is written to the
 // audit log (Config.WithAuditLogger).

@@ -72,7 +72,7 @@ const (
 // classify is the one translation point from provider errors (abi kinds) to
 // what a client may learn. It logs faults with the provider attribute and
 // never returns provider text.
-func (m *mount) classify(ctx context.Context, op string, err error) failure {
+func (m *backend) classify(ctx context.Context, op string, err error) failure {
 	switch {
 	case errors.Is(err, abi.ErrNotFound), errors.Is(err, abi.ErrUnsupported):
 		return failNotFound

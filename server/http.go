@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,8 +22,6 @@ const (
 	HealthzPath = "/healthz"
 	// ReadyzPath answers 200 when the server can serve resources, else 503.
 	ReadyzPath = "/readyz"
-	// metadataPath is the RFC 9728 protected-resource metadata.
-	metadataPath = "/.well-known/oauth-protected-resource"
 )
 
 // Health tells /readyz whether the server can serve: in mcp-wasm, whether
@@ -59,7 +56,7 @@ type httpHandler struct {
 // HTTPHandler returns the Streamable HTTP transport as an http.Handler
 // serving /mcp, /healthz, /readyz and, in OAuth mode, the protected
 // resource metadata. ServeStreamable serves it with graceful shutdown;
-// mount it elsewhere only if you handle shutdown yourself (its event
+// serve it elsewhere only if you handle shutdown yourself (its event
 // streams end only when their clients leave).
 func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
 	return s.newHTTPHandler(cfg)
@@ -115,24 +112,18 @@ func (h *httpHandler) routes() error {
 		fmt.Fprintln(w, "ok")
 	})
 	h.mux.HandleFunc("GET "+ReadyzPath, h.serveReady)
-	if o := h.cfg.auth.oauth; o != nil {
-		meta := h.limited(protectedResourceMetadata(*o))
-		h.mux.Handle(metadataPath, meta)
-		if p := resourcePath(o.Resource); p != "" {
-			h.mux.Handle(metadataPath+p, meta)
-		}
-	}
+	h.authRoutes() // auth.go
 	for _, r := range h.cfg.routes {
-		if err := h.mount(r); err != nil {
+		if err := h.addRoute(r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// mount adds an extra route; http.ServeMux panics on a bad or conflicting
+// addRoute adds an extra route; http.ServeMux panics on a bad or conflicting
 // pattern, which is the operator's error here.
-func (h *httpHandler) mount(r route) (err error) {
+func (h *httpHandler) addRoute(r route) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("route %q: %v: use another pattern", r.pattern, p)
@@ -143,18 +134,6 @@ func (h *httpHandler) mount(r route) (err error) {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
-
-// Providers returns the providers served now (they change with
-// SetProviders), for health checks.
-func (s *Server) Providers() []Provider {
-	set := s.acquire()
-	defer set.release()
-	out := make([]Provider, len(set.mounts))
-	for i, m := range set.mounts {
-		out[i] = m.p
-	}
-	return out
-}
 
 func (h *httpHandler) serveReady(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
@@ -183,25 +162,6 @@ func (h *httpHandler) allow(ctx context.Context, r *http.Request) (bool, time.Du
 		return true, 0
 	}
 	return h.limiter.allow(h.clientKey(ctx, r))
-}
-
-// principalKey carries the authenticated principal to withTokenInfo.
-type principalKey struct{}
-
-// withTokenInfo hands the principal that authenticate established to
-// go-sdk as its auth.TokenInfo: go-sdk then binds each legacy session to
-// its subject (another subject gets 403 on it) and passes the TokenInfo to
-// handlers. auth.RequireBearerToken is the only way to set it; its
-// verifier here only looks up what was already verified.
-func withTokenInfo(next http.Handler) http.Handler {
-	verified := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, _ := ctx.Value(principalKey{}).(*principal)
-		if p == nil {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: p.subject, Scopes: p.scopes, Expiration: p.expiry}, nil
-	}
-	return auth.RequireBearerToken(verified, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: jwtLeeway})(next)
 }
 
 // ServeStreamable serves MCP over Streamable HTTP (HTTPS with WithTLS) on

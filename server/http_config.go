@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // Limits and defaults of an HTTPConfig.
@@ -52,7 +54,7 @@ type HTTPConfig struct {
 	keepAlive      time.Duration
 	sessionIdle    time.Duration
 	shutdownGrace  time.Duration
-	auth           AuthConfig
+	auth           auth.Config
 	health         Health
 	tls            *tls.Config
 	bodyTimeout    time.Duration
@@ -67,7 +69,7 @@ type HTTPConfig struct {
 	rateSet, perClientSet bool
 }
 
-// route is an extra handler mounted beside /mcp.
+// route is an extra handler served beside /mcp.
 type route struct {
 	pattern string
 	handler http.Handler
@@ -214,7 +216,7 @@ func (c HTTPConfig) WithShutdownGrace(d time.Duration) HTTPConfig {
 
 // WithAuth sets how requests to /mcp authenticate. Defaults to no
 // authentication.
-func (c HTTPConfig) WithAuth(a AuthConfig) HTTPConfig {
+func (c HTTPConfig) WithAuth(a auth.Config) HTTPConfig {
 	c.auth = a
 	return c
 }
@@ -235,7 +237,7 @@ func (c HTTPConfig) WithTLS(cfg *tls.Config) HTTPConfig {
 	return c
 }
 
-// WithRoute mounts h at pattern (an http.ServeMux pattern, e.g.
+// WithRoute serves h at pattern (an http.ServeMux pattern, e.g.
 // "GET /metrics") beside /mcp. It gets neither the Host and Origin checks
 // nor authentication nor the rate limit: like /healthz, it is meant for
 // the operator's infrastructure. Defaults to none.
@@ -291,5 +293,5 @@ func (c HTTPConfig) validate() error {
 	if c.tls != nil && len(c.tls.Certificates) == 0 && c.tls.GetCertificate == nil {
 		return fmt.Errorf("TLS configuration has no certificate: give a certificate and key")
 	}
-	return c.auth.validate()
+	return c.auth.Validate()
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 func TestHTTPConfig_validate(t *testing.T) {
@@ -21,9 +23,9 @@ func TestHTTPConfig_validate(t *testing.T) {
 		{"wildcard host", NewHTTPConfig().WithAllowedHosts("*", "*.example.com", "::1", "10.0.0.1"), ""},
 		{"origin without scheme", NewHTTPConfig().WithAllowedOrigins("example.com"), "allowed origin"},
 		{"origin with path", NewHTTPConfig().WithAllowedOrigins("https://example.com/app"), "allowed origin"},
-		{"oauth without issuer", NewHTTPConfig().WithAuth(NewAuthConfig().WithOAuth(OAuthConfig{Resource: "https://x/mcp"})), "issuer"},
-		{"oauth over http", NewHTTPConfig().WithAuth(NewAuthConfig().WithOAuth(OAuthConfig{Resource: "https://x/mcp", Issuer: "http://idp.example.com"})), "not https"},
-		{"empty token", NewHTTPConfig().WithAuth(NewAuthConfig().WithStaticToken("", "")), "empty"},
+		{"oauth without issuer", NewHTTPConfig().WithAuth(auth.NewConfig().WithOAuth(auth.OAuthConfig{Resource: "https://x/mcp"})), "issuer"},
+		{"oauth over http", NewHTTPConfig().WithAuth(auth.NewConfig().WithOAuth(auth.OAuthConfig{Resource: "https://x/mcp", Issuer: "http://idp.example.com"})), "not https"},
+		{"empty token", NewHTTPConfig().WithAuth(auth.NewConfig().WithStaticToken("", "")), "empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // TestHTTP_hostAndOrigin: DNS rebinding (a foreign Host) and cross-site
@@ -69,7 +71,7 @@ func TestHTTP_hostAndOrigin(t *testing.T) {
 // without authentication; one from a foreign origin is refused.
 func TestHTTP_corsPreflight(t *testing.T) {
 	s := newServer(t, NewConfig().WithProviders(notesProvider()))
-	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(NewAuthConfig().WithStaticToken("alice", "secret-token")))
+	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(auth.NewConfig().WithStaticToken("alice", "secret-token")))
 	for origin, want := range map[string]int{"http://localhost:6274": 204, "https://evil.example": 403} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodOptions, url, nil)
 		require.NoError(t, err)

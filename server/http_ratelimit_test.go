@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 func TestLimiter_bucket(t *testing.T) {
@@ -143,7 +145,7 @@ func serveOn(t *testing.T, s *Server, addr string, cfg HTTPConfig) string {
 // once tokens name the clients, the per-client bound applies, and limits
 // set explicitly apply everywhere.
 func TestServeStreamable_perClientLimitsFollowTheBind(t *testing.T) {
-	tokens := NewAuthConfig().WithStaticToken("alice", "alice-secret")
+	tokens := auth.NewConfig().WithStaticToken("alice", "alice-secret")
 	tests := []struct {
 		name     string
 		addr     string
@@ -197,7 +199,7 @@ func TestServeStreamable_noRateLimitOnLoopback(t *testing.T) {
 // and requests that fail authentication are limited by address.
 func TestHTTP_rateLimitBySubject(t *testing.T) {
 	s := newServer(t, NewConfig().WithProviders(notesProvider()))
-	auth := NewAuthConfig().WithStaticToken("alice", "alice-secret").WithStaticToken("bob", "bob-secret")
+	auth := auth.NewConfig().WithStaticToken("alice", "alice-secret").WithStaticToken("bob", "bob-secret")
 	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(auth).WithRateLimit(0.001, 2))
 	read := func(token string) int {
 		hdr := modernHeaders("resources/read", "notes:///hello")
@@ -213,7 +215,7 @@ func TestHTTP_rateLimitBySubject(t *testing.T) {
 }
 
 func TestHTTPConfig_forBind(t *testing.T) {
-	tokens := NewAuthConfig().WithStaticToken("alice", "alice-secret")
+	tokens := auth.NewConfig().WithStaticToken("alice", "alice-secret")
 	proxy := netip.MustParsePrefix("127.0.0.1/32")
 	tests := []struct {
 		name      string

@@ -268,7 +268,7 @@ func TestServeStreamable_refusesOpenBindWithoutHosts(t *testing.T) {
 	require.ErrorContains(t, err, "needs allowed hosts")
 }
 
-// TestHTTP_extraRoutesAndMiddleware: WithRoute mounts an operator handler
+// TestHTTP_extraRoutesAndMiddleware: WithRoute serves an operator handler
 // outside the guard; WithMCPMiddleware sees every /mcp response, refusals
 // included; a conflicting route is a configuration error.
 func TestHTTP_extraRoutesAndMiddleware(t *testing.T) {
@@ -329,7 +329,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // and list changes on its GET stream; a 2026-07-28 listen hears them on
 // its own stream.
 func TestHTTP_changeNotifications(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithNotifyDelay(10*time.Millisecond))
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).withNotifyDelay(10*time.Millisecond))
 	url := serveHTTP(t, s, NewHTTPConfig())
 	updated, listChanged := make(chan string, 4), make(chan struct{}, 4)
 	client := mcp.NewClient(&mcp.Implementation{Name: "subs", Version: "1"}, &mcp.ClientOptions{

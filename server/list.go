@@ -48,12 +48,12 @@ func (q listQuery) digest() []byte {
 
 // narrow returns the providers the query lists, in name order: the one it
 // names, and of those the ones whose uri space may hold its prefix.
-func (q listQuery) narrow(mounts []*mount) []*mount {
+func (q listQuery) narrow(backends []*backend) []*backend {
 	if q.provider == "" && q.prefix == "" {
-		return mounts
+		return backends
 	}
-	var out []*mount
-	for _, m := range mounts {
+	var out []*backend
+	for _, m := range backends {
 		if (q.provider == "" || m.name == q.provider) && mayHold(m.space, q.prefix) {
 			out = append(out, m)
 		}
@@ -88,13 +88,13 @@ func hasURIPrefix(uri, prefix string) bool {
 
 // lister describes one merged list (resources or templates).
 type lister[T any] struct {
-	op     string   // abi.OpList or abi.OpTemplates
-	mounts []*mount // the providers of this listing, sorted by name
-	scope  string   // the cache scope of every page of the list (listCacheHint)
-	size   int      // items per client page
+	op       string     // abi.OpList or abi.OpTemplates
+	backends []*backend // the providers of this listing, sorted by name
+	scope    string     // the cache scope of every page of the list (listCacheHint)
+	size     int        // items per client page
 	// fetch calls the provider for one page under its own deadline and
 	// returns the items a client may see.
-	fetch func(ctx context.Context, m *mount, cursor string) (fetched[T], error)
+	fetch func(ctx context.Context, m *backend, cursor string) (fetched[T], error)
 }
 
 // fetched is one provider page: the items a client may see, the
@@ -118,7 +118,7 @@ type freshness struct {
 // provider's describe hint, else not cacheable). A hint whose scope is
 // narrower than the list's cannot be honoured (every page of a list has
 // one scope): that page is not cacheable.
-func (f *freshness) add(m *mount, h *abi.CacheHint, scope string) {
+func (f *freshness) add(m *backend, h *abi.CacheHint, scope string) {
 	if h == nil {
 		h = m.cache
 	}
@@ -155,12 +155,12 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 	out := make([]T, 0, min(l.size, 64))
 	fresh := freshness{ttl: -1}
 	progress := false
-	for calls := 0; pos.Index < len(l.mounts) && len(out) < l.size; calls++ {
+	for calls := 0; pos.Index < len(l.backends) && len(out) < l.size; calls++ {
 		if calls == maxCallsPerPage || ctx.Err() != nil {
 			fresh.stale = fresh.stale || ctx.Err() != nil
 			return out, &pos, fresh.ttlMs()
 		}
-		m := l.mounts[pos.Index]
+		m := l.backends[pos.Index]
 		if !m.has(l.op) {
 			pos, progress = l.nextProvider(pos), true
 			continue
@@ -189,7 +189,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 		}
 		progress = true
 	}
-	if pos.Index >= len(l.mounts) {
+	if pos.Index >= len(l.backends) {
 		return out, nil, fresh.ttlMs()
 	}
 	return out, &pos, fresh.ttlMs()
@@ -198,7 +198,7 @@ func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *pos
 // take appends the items of one provider page from pos.Offset, up to the
 // page size, and advances pos. full reports that the page filled up inside
 // this provider page (pos then points into it).
-func (l lister[T]) take(m *mount, out, items []T, next string, pos position) ([]T, position, bool) {
+func (l lister[T]) take(m *backend, out, items []T, next string, pos position) ([]T, position, bool) {
 	if pos.Offset > len(items) {
 		pos.Offset = len(items) // the provider page shrank since the cursor was made
 	}
@@ -233,17 +233,17 @@ func (l lister[T]) take(m *mount, out, items []T, next string, pos position) ([]
 func (l lister[T]) nextProvider(pos position) position {
 	i := pos.Index + 1
 	p := position{Kind: pos.Kind, Query: pos.Query, Index: i}
-	if i < len(l.mounts) {
-		p.Name = l.mounts[i].name
+	if i < len(l.backends) {
+		p.Name = l.backends[i].name
 	}
 	return p
 }
 
-// firstPosition is the start of the listing q over mounts.
-func firstPosition(mounts []*mount, q listQuery) position {
+// firstPosition is the start of the listing q over backends.
+func firstPosition(backends []*backend, q listQuery) position {
 	p := position{Kind: q.kind, Query: q.digest()}
-	if len(mounts) > 0 {
-		p.Name = mounts[0].name
+	if len(backends) > 0 {
+		p.Name = backends[0].name
 	}
 	return p
 }

@@ -15,9 +15,10 @@ const (
 	// MaxSubscriptions is the largest bound WithMaxSubscriptions accepts.
 	MaxSubscriptions = 100_000
 	// DefaultNotifyDelay is how long changes are collected before the
-	// clients are told, so that a burst of changes is announced once.
+	// clients are told, so that a burst of changes is announced once. It
+	// is not configurable: tests shorten it (export_test.go).
 	DefaultNotifyDelay = 150 * time.Millisecond
-	// maxNotifyDelay is the longest delay WithNotifyDelay accepts.
+	// maxNotifyDelay is the longest notify delay a Config accepts.
 	maxNotifyDelay = 10 * time.Second
 )
 
@@ -30,15 +31,6 @@ const (
 // Defaults to DefaultMaxSubscriptions.
 func (c Config) WithMaxSubscriptions(n int) Config {
 	c.maxSubs = n
-	return c
-}
-
-// WithNotifyDelay sets how long changes reported through
-// Server.ResourcesUpdated and Server.ResourceListChanged are collected
-// before clients are notified, each changed resource once. Defaults to
-// DefaultNotifyDelay.
-func (c Config) WithNotifyDelay(d time.Duration) Config {
-	c.notifyDelay = d
 	return c
 }
 

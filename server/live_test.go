@@ -76,7 +76,7 @@ func connectHearing(t *testing.T, s *Server, version string) (*mcp.ClientSession
 // liveServer serves the notes fixture with a notify delay the tests beat
 // with explicit flushes.
 func liveServer(t *testing.T, cfg Config) *Server {
-	return newServer(t, cfg.WithProviders(notesProvider()).WithNotifyDelay(maxNotifyDelay))
+	return newServer(t, cfg.WithProviders(notesProvider()).withNotifyDelay(maxNotifyDelay))
 }
 
 // barrier returns once the client has handled every notification the
@@ -288,20 +288,20 @@ func TestLive_config(t *testing.T) {
 	for _, cfg := range []Config{
 		NewConfig().WithMaxSubscriptions(0),
 		NewConfig().WithMaxSubscriptions(MaxSubscriptions + 1),
-		NewConfig().WithNotifyDelay(0),
-		NewConfig().WithNotifyDelay(time.Minute),
+		NewConfig().withNotifyDelay(0),
+		NewConfig().withNotifyDelay(time.Minute),
 	} {
 		_, err := New(cfg)
 		require.Error(t, err)
 	}
-	_, err := New(NewConfig().WithMaxSubscriptions(1).WithNotifyDelay(time.Millisecond))
+	_, err := New(NewConfig().WithMaxSubscriptions(1).withNotifyDelay(time.Millisecond))
 	require.NoError(t, err)
 }
 
 // TestLive_concurrentSubscribers: many sessions subscribing, unsubscribing
 // and being notified at once leave no state behind.
 func TestLive_concurrentSubscribers(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithNotifyDelay(time.Millisecond))
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).withNotifyDelay(time.Millisecond))
 	uris := []string{"notes:///hello", "notes:///logo.png", "notes:///empty"}
 	var wg sync.WaitGroup
 	for i := range 10 {

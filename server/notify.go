@@ -14,7 +14,7 @@ import (
 // contents changed; provider names the provider that reported it. A URI
 // that provider does not own, or that a read would refuse, is dropped and
 // logged: a provider can only speak for its own uri space. Notifications go
-// out after the notify delay (Config.WithNotifyDelay), coalesced: a URI
+// out after the notify delay (DefaultNotifyDelay), coalesced: a URI
 // reported many times within the delay is announced once, to each session
 // that subscribed to it (under the URI as that session sent it), and to
 // no other. It never blocks on clients and is safe for concurrent use.
@@ -67,12 +67,12 @@ func (s *Server) Interested() bool {
 }
 
 // named returns the provider called name, or nil.
-func (ps *providerSet) named(name string) *mount {
-	i, ok := slices.BinarySearchFunc(ps.mounts, name, func(m *mount, name string) int { return cmp.Compare(m.name, name) })
+func (ps *providerSet) named(name string) *backend {
+	i, ok := slices.BinarySearchFunc(ps.backends, name, func(m *backend, name string) int { return cmp.Compare(m.name, name) })
 	if !ok {
 		return nil
 	}
-	return ps.mounts[i]
+	return ps.backends[i]
 }
 
 // deliver sends one flush of changes: each changed URI to the sessions

@@ -55,7 +55,7 @@ func (o *recordingObserver) snapshot() recordingObserver {
 
 func TestObserverLegacySession(t *testing.T) {
 	obs := &recordingObserver{}
-	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithObserver(obs).WithNotifyDelay(time.Millisecond))
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithObserver(obs).withNotifyDelay(time.Millisecond))
 	cs := connect(t, s, "2025-11-25")
 	ctx := t.Context()
 

@@ -39,9 +39,10 @@ type Provider interface {
 // errProviderPanic marks a provider call that panicked.
 var errProviderPanic = errors.New("provider panicked")
 
-// mount is a provider as the server sees it: its describe facts, fixed at
-// New, and the operator's rule for what clients see of it.
-type mount struct {
+// backend is a provider as the server sees it, the one its URI space routes
+// to: its describe facts, fixed at New or SetProviders, and the operator's
+// rule for what clients see of it.
+type backend struct {
 	name   string
 	p      Provider
 	space  abi.URISpace
@@ -51,7 +52,7 @@ type mount struct {
 	log    *slog.Logger
 }
 
-func newMount(p Provider, d abi.Describe, log *slog.Logger) *mount {
+func newBackend(p Provider, d abi.Describe, log *slog.Logger) *backend {
 	var cache *abi.CacheHint
 	if d.Cache != nil {
 		c := *d.Cache
@@ -61,7 +62,7 @@ func newMount(p Provider, d abi.Describe, log *slog.Logger) *mount {
 	if f, ok := p.(*filtered); ok {
 		p, filter = f.Provider, f.filter
 	}
-	return &mount{
+	return &backend{
 		name:   d.Name,
 		p:      p,
 		space:  slices.Clone(abi.URISpace(d.URISpace)),
@@ -73,13 +74,13 @@ func newMount(p Provider, d abi.Describe, log *slog.Logger) *mount {
 }
 
 // has reports whether the provider implements op (abi.OpList, ...).
-func (m *mount) has(op string) bool { return slices.Contains(m.ops, op) }
+func (m *backend) has(op string) bool { return slices.Contains(m.ops, op) }
 
 // callProvider runs one provider operation under its own deadline (the
 // configured call timeout, on top of ctx). A panic in the provider, a bug
 // in host code, becomes an error wrapping errProviderPanic, logged with its
 // stack, so that one provider cannot take the server down.
-func callProvider[T any](ctx context.Context, timeout time.Duration, m *mount, op string, f func(context.Context) (T, error)) (res T, err error) {
+func callProvider[T any](ctx context.Context, timeout time.Duration, m *backend, op string, f func(context.Context) (T, error)) (res T, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	defer func() {

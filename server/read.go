@@ -86,8 +86,8 @@ func (s *Server) read(ctx context.Context, rev revision, raw string) (aRead, *js
 
 // owner returns the provider whose uri space owns u, or nil. New and
 // SetProviders refuse overlapping spaces, so there is at most one.
-func (ps *providerSet) owner(u *url.URL) *mount {
-	for _, m := range ps.mounts {
+func (ps *providerSet) owner(u *url.URL) *backend {
+	for _, m := range ps.backends {
 		if m.space.Owns(u) {
 			return m
 		}
@@ -115,7 +115,7 @@ func checkContents(res *abi.ReadResult, space abi.URISpace) error {
 
 // readCache is the cache hint of a read: the result's, else the provider's
 // describe hint, else not cacheable (ttl 0, public).
-func (s *Server) readCache(m *mount, res *abi.ReadResult) abi.CacheHint {
+func (s *Server) readCache(m *backend, res *abi.ReadResult) abi.CacheHint {
 	switch {
 	case res.Cache != nil:
 		return *res.Cache

@@ -7,13 +7,13 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
-// providerSet is one generation of providers: the mounts requests are routed
+// providerSet is one generation of providers: the backends requests are routed
 // to and the list cache hint derived from them. A request runs on the set
 // it acquired at its start, to its end, whatever SetProviders does
 // meanwhile; the set counts those requests so that the caller of
 // SetProviders learns when the old providers are idle and may be closed.
 type providerSet struct {
-	mounts    []*mount // sorted by name
+	backends  []*backend // sorted by name
 	listCache abi.CacheHint
 
 	mu       sync.Mutex
@@ -22,8 +22,8 @@ type providerSet struct {
 	drained  chan struct{} // closed once retired with nothing in flight
 }
 
-func newProviderSet(mounts []*mount) *providerSet {
-	return &providerSet{mounts: mounts, listCache: listCacheHint(mounts), drained: make(chan struct{})}
+func newProviderSet(backends []*backend) *providerSet {
+	return &providerSet{backends: backends, listCache: listCacheHint(backends), drained: make(chan struct{})}
 }
 
 // acquire returns the current set, counted as in use until its release.
@@ -78,17 +78,17 @@ func (s *Server) SetProviders(ps ...Provider) (<-chan struct{}, error) {
 			return nil, fmt.Errorf("set providers: provider %d is nil", i)
 		}
 	}
-	mounts, err := mountAll(ps, s.log)
+	backends, err := backendsOf(ps, s.log)
 	if err != nil {
 		return nil, fmt.Errorf("set providers: %w", err)
 	}
-	next := newProviderSet(mounts)
+	next := newProviderSet(backends)
 	s.setMu.Lock()
 	old := s.set
 	s.set = next
 	s.setMu.Unlock()
 	drained := old.retire()
-	s.log.Debug("providers replaced", "providers", len(mounts))
+	s.log.Debug("providers replaced", "providers", len(backends))
 	s.providersChanged()
 	return drained, nil
 }

@@ -47,19 +47,19 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 // The page's ttlMs is what its providers' pages said (list.go, freshness);
 // its cacheScope is the list's, the same on every page.
 func listPage[T any](ctx context.Context, s *Server, rev revision, cursor string, q listQuery, size int, op string,
-	fetch func(context.Context, *mount, string) (fetched[T], error), shape func(T, revision) T,
+	fetch func(context.Context, *backend, string) (fetched[T], error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
 	set := s.acquire()
 	defer set.release()
 	if q.provider != "" && set.named(q.provider) == nil {
 		return nil, stateless{}, "", invalidParams("no provider is named %q", clip(q.provider))
 	}
-	mounts := q.narrow(set.mounts)
-	pos, err := s.startPosition(mounts, q, cursor)
+	backends := q.narrow(set.backends)
+	pos, err := s.startPosition(backends, q, cursor)
 	if err != nil {
 		return nil, stateless{}, "", err
 	}
-	l := lister[T]{op: op, mounts: mounts, scope: set.listCache.Scope, size: size, fetch: fetch}
+	l := lister[T]{op: op, backends: backends, scope: set.listCache.Scope, size: size, fetch: fetch}
 	items, next, ttl := l.page(ctx, s, pos)
 	out := make([]T, len(items))
 	for i, item := range items {
@@ -70,13 +70,13 @@ func listPage[T any](ctx context.Context, s *Server, rev revision, cursor string
 
 // startPosition decodes a client cursor ("" starts the listing) against
 // the providers of this request.
-func (s *Server) startPosition(mounts []*mount, q listQuery, cursor string) (position, error) {
+func (s *Server) startPosition(backends []*backend, q listQuery, cursor string) (position, error) {
 	if cursor == "" {
-		return firstPosition(mounts, q), nil
+		return firstPosition(backends, q), nil
 	}
 	pos, err := s.cursors.decode(cursor)
 	if err == nil {
-		err = pos.valid(q, mounts)
+		err = pos.valid(q, backends)
 	}
 	if err != nil {
 		s.log.Debug("client cursor refused", "error", err)
@@ -94,7 +94,7 @@ func (s *Server) nextCursor(pos *position) string {
 
 // fetchResources calls one provider's list under its own deadline and keeps
 // the resources inside its uri space.
-func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) (fetched[abi.Resource], error) {
+func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) (fetched[abi.Resource], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
 		return m.p.List(ctx, cursor)
 	})
@@ -122,7 +122,7 @@ func (s *Server) fetchResources(ctx context.Context, m *mount, cursor string) (f
 
 // fetchTemplates calls one provider's templates under its own deadline and
 // keeps the templates that parse and stay inside its uri space.
-func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) (fetched[abi.ResourceTemplate], error) {
+func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) (fetched[abi.ResourceTemplate], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
 		return m.p.Templates(ctx, cursor)
 	})
@@ -134,7 +134,7 @@ func (s *Server) fetchTemplates(ctx context.Context, m *mount, cursor string) (f
 	}
 	out := make([]abi.ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, t := range res.ResourceTemplates {
-		if err := checkTemplate(t.URITemplate, m.space); err != nil {
+		if err := abi.CheckTemplate(t.URITemplate, m.space); err != nil {
 			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
 			continue
 		}

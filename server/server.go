@@ -45,7 +45,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	mounts, err := mountAll(cfg.providers, log)
+	backends, err := backendsOf(cfg.providers, log)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func New(cfg Config) (*Server, error) {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
-	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(mounts)}
+	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(backends)}
 	s.subs, s.notify = newSubscriptions(cfg.maxSubs), newNotifier(cfg.notifyDelay, s.deliver)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
@@ -78,51 +78,45 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// mountAll describes and validates every provider, sorts them by name and
-// refuses duplicate names and overlapping uri spaces.
-func mountAll(ps []Provider, log *slog.Logger) ([]*mount, error) {
-	mounts := make([]*mount, 0, len(ps))
+// backendsOf describes and validates every provider, sorts them by name and
+// refuses duplicate names and overlapping uri spaces (abi.Conflicts; a
+// duplicate name is reported first).
+func backendsOf(ps []Provider, log *slog.Logger) ([]*backend, error) {
+	backends := make([]*backend, 0, len(ps))
 	for _, p := range ps {
 		d := p.Describe()
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("%w: provider %q: %w: rebuild the provider against abi v%d", ErrInvalidDescribe, clip(d.Name), err, abi.Version)
 		}
-		mounts = append(mounts, newMount(p, d, log))
+		backends = append(backends, newBackend(p, d, log))
 	}
-	slices.SortFunc(mounts, func(a, b *mount) int { return cmp.Compare(a.name, b.name) })
-	for i := 1; i < len(mounts); i++ {
-		if mounts[i].name == mounts[i-1].name {
-			return nil, fmt.Errorf("%w: two providers are named %q: load only one of them", ErrDuplicateName, mounts[i].name)
-		}
+	slices.SortFunc(backends, func(a, b *backend) int { return cmp.Compare(a.name, b.name) })
+	descs := make([]abi.Describe, len(backends))
+	for i, m := range backends {
+		descs[i] = abi.Describe{Name: m.name, URISpace: m.space}
 	}
-	for i, a := range mounts {
-		for _, b := range mounts[i+1:] {
-			if err := checkDisjoint(a, b); err != nil {
-				return nil, err
-			}
-		}
+	if cs := abi.Conflicts(descs); len(cs) > 0 {
+		i := max(0, slices.IndexFunc(cs, func(c abi.Conflict) bool { return c.SameName }))
+		return nil, conflictError(cs[i], descs)
 	}
-	return mounts, nil
+	return backends, nil
 }
 
-func checkDisjoint(a, b *mount) error {
-	for _, ra := range a.space {
-		for _, rb := range b.space {
-			if ra.Overlaps(rb) {
-				return fmt.Errorf("%w: provider %q claims %s and provider %q claims %s: "+
-					"load only one of them, or configure them with disjoint uri spaces (another scheme, authority or path prefix)",
-					ErrOverlap, a.name, ra, b.name, rb)
-			}
-		}
+// conflictError says why two providers cannot be served together, and the fix.
+func conflictError(c abi.Conflict, descs []abi.Describe) error {
+	if c.SameName {
+		return fmt.Errorf("%w: two providers are named %q: load only one of them", ErrDuplicateName, c.Name)
 	}
-	return nil
+	return fmt.Errorf("%w: provider %q claims %s and provider %q claims %s: "+
+		"load only one of them, or configure them with disjoint uri spaces (another scheme, authority or path prefix)",
+		ErrOverlap, descs[c.A].Name, c.RootA, descs[c.B].Name, c.RootB)
 }
 
 // listCacheHint is the cache scope of every list page: private if any
 // provider says its results are private. One scope for all pages, as
 // 2026-07-28 requires; each page's ttl is its providers' (list.go).
-func listCacheHint(mounts []*mount) abi.CacheHint {
-	for _, m := range mounts {
+func listCacheHint(backends []*backend) abi.CacheHint {
+	for _, m := range backends {
 		if m.cache != nil && m.cache.Scope == abi.ScopePrivate {
 			return abi.CacheHint{Scope: abi.ScopePrivate}
 		}

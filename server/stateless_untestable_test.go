@@ -76,7 +76,7 @@ func requireOnlyTheAnswer(t *testing.T, what string, msgs []wireMessage) {
 }
 
 func TestStateless_noClientCapabilityNoRequestNoLog(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithNotifyDelay(10*time.Millisecond))
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).withNotifyDelay(10*time.Millisecond))
 	url := serveHTTP(t, s, NewHTTPConfig())
 	params := func(p string) string {
 		if p != "" {

@@ -73,7 +73,7 @@ func (s *Server) runListResources(ctx context.Context, rev revision, args toolAr
 		out.err = invalidParams("%v", err)
 		return toolError(rev, out, err.Error())
 	}
-	fetch := func(ctx context.Context, m *mount, cursor string) (fetched[toolResource], error) {
+	fetch := func(ctx context.Context, m *backend, cursor string) (fetched[toolResource], error) {
 		f, err := s.fetchResources(ctx, m, cursor)
 		page := fetched[toolResource]{next: f.next, cache: f.cache}
 		for _, r := range f.items {
@@ -103,7 +103,7 @@ func (s *Server) runListTemplates(ctx context.Context, rev revision, args toolAr
 		out.err = invalidParams("%v", err)
 		return toolError(rev, out, err.Error())
 	}
-	fetch := func(ctx context.Context, m *mount, cursor string) (fetched[toolTemplate], error) {
+	fetch := func(ctx context.Context, m *backend, cursor string) (fetched[toolTemplate], error) {
 		f, err := s.fetchTemplates(ctx, m, cursor)
 		page := fetched[toolTemplate]{next: f.next, cache: f.cache}
 		for _, t := range f.items {

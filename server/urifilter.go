@@ -240,7 +240,7 @@ type filtered struct {
 
 // WithURIFilter returns p with the rule f for what clients see of it;
 // pass the result to Config.WithProviders or Server.SetProviders. The
-// server unwraps it: Server.Providers returns p itself.
+// server unwraps it and calls p itself, the filter applied around it.
 func WithURIFilter(p Provider, f URIFilter) Provider {
 	if inner, ok := p.(*filtered); ok {
 		p = inner.Provider

@@ -169,5 +169,8 @@ func TestServer_uriFilter(t *testing.T) {
 		}
 	}
 	s := newServer(t, NewConfig().WithProviders(filteredNotes(t)))
-	require.IsType(t, &multiRead{}, s.Providers()[0], "Providers returns the provider itself")
+	set := s.acquire()
+	defer set.release()
+	require.IsType(t, &multiRead{}, set.backends[0].p, "the backend holds the provider itself")
+	require.False(t, set.backends[0].filter.IsZero(), "and the filter beside it")
 }

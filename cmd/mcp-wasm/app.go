@@ -137,6 +137,9 @@ func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
 // newRuntime builds the host runtime from the global flags.
 func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
 	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)
+	if c.IsSet("max-concurrency") { // serve's
+		cfg = cfg.WithMaxConcurrency(c.Int("max-concurrency"))
+	}
 	for _, o := range observer { // serve's metrics
 		cfg = cfg.WithObserver(o)
 	}
@@ -176,27 +179,3 @@ func usageError(format string, args ...any) error {
 }
 
 func failure(err error) error { return &exitError{code: 1, err: err} }
-
-// parseSize parses "64MiB", "512KiB", "1GiB", "4096" (bytes), "10MB".
-func parseSize(s string) (uint64, error) {
-	s = strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   uint64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
-	mult := uint64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
-			break
-		}
-	}
-	var n uint64
-	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || fmt.Sprint(n) != s {
-		return 0, fmt.Errorf("size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
-	}
-	if n > (1<<62)/mult {
-		return 0, fmt.Errorf("size %q is too large", s)
-	}
-	return n * mult, nil
-}

@@ -12,7 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func callCommand() *cli.Command {
@@ -21,7 +23,8 @@ func callCommand() *cli.Command {
 		Usage:     "run one provider operation through the full sandbox, without an MCP client",
 		ArgsUsage: "MODULE.wasm|oci://REF describe | list | templates | read URI | complete TEMPLATE ARG [VALUE] | changes",
 		Description: "The provider author's debugging tool: the call runs with every limit on, exactly as\n" +
-			"under serve. Guest logs go to stderr (--log-level debug shows all of them).",
+			"under serve, and the module is checked against the signature flags as serve checks it.\n" +
+			"Guest logs go to stderr (--log-level debug shows all of them).",
 		Flags: append(limitFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print the result payload as JSON"},
 			&cli.StringFlag{Name: "cursor", Usage: "cursor for list, templates and changes"},
@@ -40,7 +43,7 @@ func callAction(c *cli.Context) error {
 	if len(args) < 2 {
 		return usageError("call needs MODULE.wasm and an operation (describe, list, templates, read, complete, changes)")
 	}
-	cfg, err := providerConfig(c)
+	spec, err := providerFromFlags(c)
 	if err != nil {
 		return err
 	}
@@ -49,15 +52,16 @@ func callAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(c.Context)
-	ml, err := newModuleLoader(c, log) // modules.go
+	loader, err := newLoader(c, rt, log, nil) // configserve.go
 	if err != nil {
 		return err
 	}
-	maxSize, err := moduleSizeFlag(c)
-	if err != nil {
-		return err
+	spec.Module = config.ModuleRef(args[0])
+	m, err := loader.Resolve(c.Context, served.RequestFor(spec))
+	var p *runtime.Provider
+	if err == nil {
+		p, err = rt.Load(c.Context, served.ModuleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
 	}
-	p, _, err := ml.load(c.Context, rt, args[0], "", nil, maxSize, cfg)
 	if err != nil {
 		return failure(fmt.Errorf("load %s: %w", args[0], err))
 	}

@@ -85,18 +85,6 @@ func TestCall_Errors(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]uint64{"4096": 4096, "64MiB": 64 << 20, "1 GiB": 1 << 30, "10MB": 10e6, "512KiB": 512 << 10} {
-		got, err := parseSize(in)
-		require.NoError(t, err, in)
-		require.Equal(t, want, got, in)
-	}
-	for _, in := range []string{"", "lots", "-1", "1.5MiB", "99999999999999999999GiB"} {
-		_, err := parseSize(in)
-		require.Error(t, err, in)
-	}
-}
-
 // TestFlagAfterArgs: a flag written after the arguments is not read by
 // urfave/cli; it is refused with where to put it, never taken as an
 // argument or silently dropped.

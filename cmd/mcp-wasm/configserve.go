@@ -1,33 +1,77 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
-	"syscall"
-	"time"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
+	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
-	"github.com/mcp-wasm/mcp-wasm/server"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
-// configFlag is serve's and validate's --config FILE.
-func configFlag() cli.Flag {
-	return &cli.StringFlag{Name: "config", Usage: "config `FILE` (JSON, docs/config.schema.json) declaring providers, grants, limits and server settings"}
+// builtinFiles names the built-in files provider (serve without --module);
+// a config file may name it too.
+const builtinFiles config.ModuleRef = "builtin://files"
+
+// resolver is where every command reads modules from: the built-in files
+// provider, module files and oci:// references, each checked against its
+// pin and signature policy (served.Verified). OCI modules are kept in the
+// module store under --cache-dir (DIR/modules); the registries of
+// --insecure-registry and insecure (the config file's) are reached over
+// plain HTTP.
+func resolver(c *cli.Context, insecure ...string) (served.Resolver, error) {
+	var store *oci.Store
+	if dir := c.String("cache-dir"); dir != "" {
+		var err error
+		if store, err = oci.OpenStore(filepath.Join(dir, "modules")); err != nil {
+			return nil, failure(err)
+		}
+	}
+	src := modsource.New(store, registryClient(c, insecure...))
+	return served.Builtin(map[config.ModuleRef][]byte{builtinFiles: defaultprovider.Wasm()}, served.Verified(src)), nil
 }
 
-// configFromFlag reads --config FILE, if given. It refuses the flags that
+// registryClient reaches registries with docker's credentials, over HTTPS
+// but for the insecure ones.
+func registryClient(c *cli.Context, insecure ...string) *oci.Client {
+	return oci.NewClient(oci.Options{Insecure: append(c.StringSlice("insecure-registry"), insecure...), UserAgent: "mcp-wasm/" + version})
+}
+
+// newLoader is the loader of every command: it loads into rt (nil for a
+// command that loads nothing, such as lock) what resolver resolves, with
+// the plain-HTTP registries of cfg's file, if any.
+func newLoader(c *cli.Context, rt *runtime.Runtime, log *slog.Logger, cfg *config.Config) (*served.Loader, error) {
+	var insecure []string
+	if cfg != nil {
+		insecure = cfg.Server.InsecureRegistries
+	}
+	resolve, err := resolver(c, insecure...)
+	if err != nil {
+		return nil, err
+	}
+	return served.NewLoader(rt, resolve, log), nil
+}
+
+// configFlag is the --config FILE of serve, validate and lock.
+func configFlag() cli.Flag {
+	return &cli.StringFlag{Name: "config", Usage: "config `FILE` (JSON, docs/config.schema.json) declaring providers (module, pin, signature policy, grants, limits, what clients see) and server settings"}
+}
+
+// configFromFile reads --config FILE, if given. It refuses the flags that
 // configure providers (the file is the single source of truth for them)
 // and applies the file's server settings to the flags not given
 // explicitly. It returns nil without --config.
-func configFromFlag(c *cli.Context) (*checkedConfig, error) {
+func configFromFile(c *cli.Context) (*config.Config, error) {
 	path := c.String("config")
 	if path == "" {
 		return nil, nil
@@ -35,11 +79,11 @@ func configFromFlag(c *cli.Context) (*checkedConfig, error) {
 	if err := refuseProviderFlags(c); err != nil {
 		return nil, err
 	}
-	cc, err := readConfig(path, os.LookupEnv)
+	cfg, err := config.Read(path, os.LookupEnv)
 	if err != nil {
 		return nil, failure(err)
 	}
-	return cc, applyServerSettings(c, cc)
+	return cfg, applyServerSettings(c, cfg)
 }
 
 // refuseProviderFlags refuses per-provider flags next to --config.
@@ -48,7 +92,7 @@ func refuseProviderFlags(c *cli.Context) error {
 	for _, f := range commonFlags() {
 		common[f.Names()[0]] = true
 	}
-	names := []string{"module", "show-hidden"}
+	names := []string{"module", "show-hidden"} // and limitFlags' policyFlags
 	for _, f := range limitFlags() {
 		if n := f.Names()[0]; !common[n] {
 			names = append(names, n)
@@ -64,19 +108,14 @@ func refuseProviderFlags(c *cli.Context) error {
 
 // applyServerSettings sets the flags named by the file's server settings,
 // unless given on the command line.
-func applyServerSettings(c *cli.Context, cc *checkedConfig) error {
-	s := cc.server
-	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat}
-	if s.CacheDir != nil {
-		dir := *s.CacheDir
-		if dir != "" {
-			dir = resolvePath(cc.dir, dir)
+func applyServerSettings(c *cli.Context, cfg *config.Config) error {
+	s := cfg.Server
+	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir}
+	for flag, n := range map[string]*int{"page-size": s.PageSize, "max-concurrency": s.MaxConcurrency, "max-subscriptions": s.MaxSubscriptions} {
+		if n != nil {
+			v := strconv.Itoa(*n)
+			settings[flag] = &v
 		}
-		settings["cache-dir"] = &dir
-	}
-	if s.PageSize != nil {
-		n := strconv.Itoa(*s.PageSize)
-		settings["page-size"] = &n
 	}
 	if s.ResourceTools != nil {
 		on := strconv.FormatBool(*s.ResourceTools)
@@ -87,70 +126,65 @@ func applyServerSettings(c *cli.Context, cc *checkedConfig) error {
 			continue
 		}
 		if err := c.Set(flag, *v); err != nil {
-			return failure(fmt.Errorf("%s: server: %s: %w", cc.src.at("server"), flag, err))
+			return failure(fmt.Errorf("%s: server: %s: %w", cfg.At("server"), flag, err))
 		}
 	}
 	return nil
 }
 
-// providerSource is where serve's providers come from: the flags (a fixed
-// set) or a config file (a set the reloader replaces).
-type providerSource struct {
-	providers []server.Provider
-	timeout   time.Duration // the largest per-call deadline
-	closers   []*runtime.Provider
-	rl        *reloader
-	cc        *checkedConfig
-	wg        sync.WaitGroup // the watcher
-}
-
-// openSource loads the first set of providers, from cc if it is not nil,
-// else from the flags. Close the source even on error.
-func openSource(c *cli.Context, rt *runtime.Runtime, ml *moduleLoader, cfg runtime.ProviderConfig, cc *checkedConfig, log *slog.Logger) (*providerSource, error) {
-	src := &providerSource{timeout: cfg.Timeout(), cc: cc}
-	if cc == nil {
-		ps, err := loadProviders(c, rt, ml, cfg, log)
-		src.closers = ps
-		for _, p := range ps {
-			src.providers = append(src.providers, p)
-		}
-		return src, err
-	}
-	src.rl = newReloader(cc.src.name, os.LookupEnv, rt, ml, log)
-	set, err := src.rl.start(c.Context, cc)
+// configFromFlags turns serve's --module, limit and grant flags into the
+// same config a file gives: the modules named, or the built-in files
+// provider over --allow-dir (default: the current directory).
+func configFromFlags(c *cli.Context) (*config.Config, error) {
+	spec, err := providerFromFlags(c)
 	if err != nil {
-		return src, err
+		return nil, err
 	}
-	for i, s := range set {
-		log.Info("provider loaded", "provider", s.desc.Name, "module", cc.providers[i].module, "uri_space", uriSpace(s.desc))
+	modules := c.StringSlice("module")
+	if len(modules) == 0 {
+		return defaultConfig(c, spec)
 	}
-	src.providers, src.timeout = set.serverProviders(), cc.maxTimeout()
-	return src, nil
+	if set := grantFlagsSet(c); len(modules) > 1 && len(set) > 0 {
+		return nil, failure(fmt.Errorf("%s grant to a single --module; with several modules, give each its grants in a config file (--config FILE)", strings.Join(set, ", ")))
+	}
+	cfg := &config.Config{}
+	for _, m := range modules {
+		p := spec
+		p.Module = config.ModuleRef(m)
+		cfg.Providers = append(cfg.Providers, p)
+	}
+	return cfg, nil
 }
 
-// watch starts hot reload (config file only): SIGHUP always, file changes
-// unless the file says "watch": false. The watcher stops with ctx.
-func (src *providerSource) watch(ctx context.Context, srv *server.Server) {
-	if src.rl == nil {
-		return
+// defaultConfig serves the built-in files provider over one directory.
+func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error) {
+	switch len(spec.Grants.Dirs) {
+	case 0:
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, failure(fmt.Errorf("find the current directory: %w (give --allow-dir)", err))
+		}
+		spec.Grants.Dirs = []runtime.DirGrant{{HostPath: cwd}}
+	case 1:
+	default:
+		return nil, failure(fmt.Errorf("the built-in files provider serves one directory: give --allow-dir once"))
 	}
-	src.rl.attach(srv)
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	poll := src.cc.server.Watch == nil || *src.cc.server.Watch
-	src.wg.Go(func() {
-		defer signal.Stop(hup)
-		src.rl.watch(ctx, hup, poll, pollInterval)
-	})
+	dir := spec.Grants.Dirs[0].HostPath
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, failure(fmt.Errorf("--allow-dir %s: not a readable directory: give an existing directory", dir))
+	}
+	if c.Bool("show-hidden") {
+		spec.Grants.Config = cloneMap(spec.Grants.Config)
+		spec.Grants.Config["show_hidden"] = "true"
+	}
+	spec.Module = builtinFiles
+	return &config.Config{Providers: []config.Provider{spec}}, nil
 }
 
-// close stops the watcher (its ctx must be done) and closes every provider.
-func (src *providerSource) close(ctx context.Context) {
-	src.wg.Wait()
-	if src.rl != nil {
-		src.rl.close(ctx)
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
 	}
-	for _, p := range src.closers {
-		_ = p.Close(context.WithoutCancel(ctx))
-	}
+	return out
 }

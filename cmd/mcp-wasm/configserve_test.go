@@ -3,11 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
+	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // serveConfig runs `serve --config path args...` in-process on an empty
@@ -51,6 +58,32 @@ func TestServe_configErrors(t *testing.T) {
 	require.True(t, strings.HasPrefix(logs, "mcp-wasm: "+path+":1:65: providers[0].limits.timeout (provider \"minimal.wasm\"): duration \"soon\""), logs)
 }
 
+// TestServe_serverBounds: --max-concurrency and --max-subscriptions, and
+// their config keys, reach the runtime and the server: a value out of
+// their range is their refusal.
+func TestServe_serverBounds(t *testing.T) {
+	path := writeConfig(t, `{"server": {"maxConcurrency": 5000}, "providers": [{"module": "good.wasm"}]}`)
+	code, logs := serveConfig(t, path)
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "max concurrency 5000: use 1-4096")
+	code, logs = serveConfig(t, path, "--max-concurrency", "8")
+	require.Equal(t, 0, code, "the flag given explicitly wins: %s", logs)
+
+	path = writeConfig(t, `{"server": {"maxSubscriptions": 200000}, "providers": [{"module": "good.wasm"}]}`)
+	code, logs = serveConfig(t, path)
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "max subscriptions 200000 out of range")
+}
+
+// TestE2E_maxSubscriptions: --max-subscriptions bounds a session's
+// subscriptions on the real binary.
+func TestE2E_maxSubscriptions(t *testing.T) {
+	cs := connect(t, "2025-11-25", "--module", fixture("hostile", "good.wasm"), "--max-subscriptions", "1")
+	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:good"}))
+	err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:other"})
+	require.Equal(t, int64(-32602), rpcCode(t, err))
+}
+
 // TestServe_configResourceTools: "resourceTools": true in the file's server
 // settings turns the tools view on, as --resource-tools does; the flag
 // given explicitly wins.
@@ -91,4 +124,38 @@ func TestServe_configExpose(t *testing.T) {
 	code, logs := serveConfig(t, path)
 	require.Equal(t, 1, code)
 	require.Contains(t, logs, `mcp.json:2:12: providers[0].expose (provider "minimal.wasm"): invalid uri pattern: include pattern "/docs/**": does not start with a scheme`)
+}
+
+// TestPublish_exposeFollowsReload: the operator's filter is applied where
+// the served set hands providers to the server (serverProviders, through
+// publishTo), so a reload that changes "expose" changes what clients see,
+// and one that drops it shows everything again.
+func TestPublish_exposeFollowsReload(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm"}]}`)
+	reread := func() (*config.Config, error) { return config.Read(path, os.LookupEnv) }
+	cfg, err := reread()
+	require.NoError(t, err)
+	rt, err := runtime.New(t.Context(), runtime.NewConfig())
+	require.NoError(t, err)
+	defer rt.Close(context.WithoutCancel(t.Context()))
+	loader := served.NewLoader(rt, served.ResolveFile, nil)
+	first, err := loader.Load(t.Context(), cfg)
+	require.NoError(t, err)
+	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...))
+	require.NoError(t, err)
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv)})
+	defer set.Close(context.Background())
+	read := func() string {
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		return serveLines(t, srv, []string{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"min:a",` + meta + `}}`})
+	}
+	require.Contains(t, read(), `"text":"hello"`)
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers": [{"module": "minimal.wasm", "expose": {"exclude": ["min:a"]}}]}`), 0o644))
+	require.NoError(t, set.Reload(t.Context(), "test"))
+	require.Contains(t, read(), `"error":{"code":-32602,"message":"resource not found"`)
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers": [{"module": "minimal.wasm"}]}`), 0o644))
+	require.NoError(t, set.Reload(t.Context(), "test"))
+	require.Contains(t, read(), `"text":"hello"`)
 }

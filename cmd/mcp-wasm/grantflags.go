@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -46,7 +47,7 @@ func moreGrants(c *cli.Context, g runtime.Grants, lookup func(string) (string, b
 		g.HTTP.Allow = append(g.HTTP.Allow, parseHTTPRule(spec))
 	}
 	if g.HTTP.Granted() {
-		n, err := parseSize(c.String("http-max-response"))
+		n, err := config.ParseSize(c.String("http-max-response"))
 		if err != nil {
 			return g, usageError("--http-max-response: %v", err)
 		}

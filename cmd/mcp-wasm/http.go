@@ -14,8 +14,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/server"
+	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
 // httpCategory groups the transport flags in serve --help.
@@ -119,7 +120,7 @@ func listenAddr(s string) (string, error) {
 }
 
 func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
-	maxBody, err := parseSize(c.String("max-body"))
+	maxBody, err := config.ParseSize(c.String("max-body"))
 	if err != nil {
 		return server.HTTPConfig{}, usageError("--max-body: %v", err)
 	}
@@ -143,11 +144,11 @@ func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
 		return cfg, err
 	}
 	cfg = cfg.WithTrustedProxies(proxies...)
-	auth, err := authConfig(c)
+	ac, err := authConfig(c)
 	if err != nil {
 		return cfg, err
 	}
-	cfg = cfg.WithAuth(auth)
+	cfg = cfg.WithAuth(ac)
 	tlsCfg, err := tlsConfig(c.String("tls-cert"), c.String("tls-key"))
 	if err != nil {
 		return cfg, err
@@ -174,35 +175,35 @@ func trustedProxies(specs []string) ([]netip.Prefix, error) {
 
 // authConfig builds the authentication of --auth-token-file,
 // --auth-token-env and --oauth-*.
-func authConfig(c *cli.Context) (server.AuthConfig, error) {
-	auth := server.NewAuthConfig()
+func authConfig(c *cli.Context) (auth.Config, error) {
+	a := auth.NewConfig()
 	if f := c.String("auth-token-file"); f != "" {
 		tokens, err := readTokenFile(f)
 		if err != nil {
-			return auth, failure(err)
+			return a, failure(err)
 		}
 		for _, tk := range tokens {
-			auth = auth.WithStaticToken(tk.subject, tk.token)
+			a = a.WithStaticToken(tk.subject, tk.token)
 		}
 	}
 	if name := c.String("auth-token-env"); name != "" {
 		v := strings.TrimSpace(os.Getenv(name))
 		if v == "" || strings.ContainsAny(v, " \t\n") {
-			return auth, usageError("--auth-token-env %s: the variable is unset, empty or holds spaces: export %s=TOKEN", name, name)
+			return a, usageError("--auth-token-env %s: the variable is unset, empty or holds spaces: export %s=TOKEN", name, name)
 		}
-		auth = auth.WithStaticToken("env:"+name, v)
+		a = a.WithStaticToken("env:"+name, v)
 	}
 	issuer, resource := c.String("oauth-issuer"), c.String("oauth-resource")
 	if (issuer == "") != (resource == "") || (issuer == "" && (c.IsSet("oauth-audience") || c.IsSet("oauth-jwks-url") || c.IsSet("oauth-scope"))) {
-		return auth, usageError("OAuth needs both --oauth-issuer URL and --oauth-resource URL")
+		return a, usageError("OAuth needs both --oauth-issuer URL and --oauth-resource URL")
 	}
 	if issuer != "" {
-		auth = auth.WithOAuth(server.OAuthConfig{
+		a = a.WithOAuth(auth.OAuthConfig{
 			Issuer: issuer, Resource: resource, Audience: c.String("oauth-audience"),
 			JWKSURL: c.String("oauth-jwks-url"), Scopes: c.StringSlice("oauth-scope"),
 		})
 	}
-	return auth, nil
+	return a, nil
 }
 
 type fileToken struct{ subject, token string }
@@ -278,7 +279,7 @@ func auditLogger(c *cli.Context, log *slog.Logger) (*slog.Logger, func() error, 
 
 // serve serves srv on the transport until c.Context is done. On HTTP,
 // requests in flight get grace to finish at shutdown.
-func (t *transport) serve(c *cli.Context, srv *server.Server, log *slog.Logger, providers int, grace time.Duration) error {
+func (t *transport) serve(c *cli.Context, srv *server.Server, health server.Health, log *slog.Logger, providers int, grace time.Duration) error {
 	if t.addr == "" {
 		log.Info("serving MCP over stdio", "providers", providers)
 		return srv.ServeStdio(c.Context, c.App.Reader, c.App.Writer)
@@ -295,20 +296,7 @@ func (t *transport) serve(c *cli.Context, srv *server.Server, log *slog.Logger, 
 	// Tests and scripts find the bound address (--http 127.0.0.1:0) here.
 	fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving MCP on %s\n", url)
 	log.Info("serving MCP over Streamable HTTP", "url", url, "providers", providers)
-	cfg := t.cfg.WithHealth(readiness{srv}).WithShutdownGrace(grace)
+	// /readyz: ready while some provider served now is not quarantined.
+	cfg := t.cfg.WithHealth(health).WithShutdownGrace(grace)
 	return srv.ServeStreamable(c.Context, ln, cfg)
-}
-
-// readiness is /readyz: ready while some provider served now is not
-// quarantined.
-type readiness struct{ srv *server.Server }
-
-func (r readiness) Ready() bool {
-	for _, p := range r.srv.Providers() {
-		st, ok := p.(interface{ Stats() runtime.Stats })
-		if !ok || !st.Stats().Quarantined {
-			return true
-		}
-	}
-	return false
 }

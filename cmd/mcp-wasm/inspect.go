@@ -8,7 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func inspectCommand() *cli.Command {
@@ -23,14 +25,14 @@ func inspectCommand() *cli.Command {
 			"signature flags, the verified signer. Exits 1 when the module is rejected.",
 		Flags: append(limitFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
 		Action: func(c *cli.Context) error {
-			if err := flagAfterArgs(c, "MODULE.wasm"); err != nil {
+			if err := flagAfterArgs(c, "MODULE.wasm|oci://REF"); err != nil {
 				return err
 			}
 			if c.NArg() != 1 {
-				return usageError("inspect takes one MODULE.wasm argument")
+				return usageError("inspect takes one MODULE.wasm or oci:// reference")
 			}
 			path := c.Args().First()
-			cfg, err := providerConfig(c)
+			spec, err := providerFromFlags(c)
 			if err != nil {
 				return err
 			}
@@ -39,17 +41,22 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			defer rt.Close(c.Context)
-			m, pol, err := inspectModule(c, log, path) // modules.go
+			loader, err := newLoader(c, rt, log, nil) // configserve.go
 			if err != nil {
 				return err
 			}
-			rep := rt.Inspect(c.Context, moduleHint(path), m.Wasm, cfg)
+			spec.Module = config.ModuleRef(path)
+			m, err := loader.Resolve(c.Context, served.RequestFor(spec))
+			if err != nil {
+				return failure(fmt.Errorf("read module: %w", err))
+			}
+			rep := rt.Inspect(c.Context, served.ModuleHint(spec.Module), m.Wasm, spec.RuntimeConfig())
 			if c.Bool("json") {
 				if err := writeJSON(c.App.Writer, inspectJSON{rep, moduleInfoOf(m)}); err != nil {
 					return failure(err)
 				}
 			} else {
-				moduleRows(func(k, f string, a ...any) { fmt.Fprintf(c.App.Writer, "%-11s %s\n", k, fmt.Sprintf(f, a...)) }, m, pol)
+				printModule(c.App.Writer, m, spec.Policy) // modules.go
 				printReport(c.App.Writer, path, rep)
 			}
 			if !rep.Valid {

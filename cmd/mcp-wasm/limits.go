@@ -7,10 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
-// limitFlags are the per-provider limits shared by call and serve.
+// limitFlags are the per-provider limits, grants and signature policy
+// shared by call, inspect and serve.
 func limitFlags() []cli.Flag {
 	return append(append(append(commonFlags(), grantFlags()...), policyFlags()...), // policyFlags: modules.go
 		&cli.DurationFlag{Name: "timeout", Value: runtime.DefaultTimeout, Usage: "deadline of each provider call"},
@@ -19,33 +21,63 @@ func limitFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-module-size", Value: "32MiB", Usage: "largest .wasm accepted"},
 		&cli.IntFlag{Name: "pool-size", Value: runtime.DefaultPoolSize, Usage: "instances per provider (= concurrent calls)"},
 		&cli.IntFlag{Name: "recycle-after", Value: 0, Usage: "replace an instance after N calls (0: never)"},
+		&cli.DurationFlag{Name: "init-timeout", Value: runtime.DefaultInitTimeout, Usage: "deadline of a new instance's start (_initialize, and describe at load)"},
+		&cli.DurationFlag{Name: "compile-timeout", Value: runtime.DefaultCompileTimeout, Usage: "deadline of compiling the module (a large module on a busy machine may need more)"},
+		&cli.IntFlag{Name: "quarantine-after", Value: runtime.DefaultFaultThreshold, Usage: "quarantine a provider after `N` faults in a row (timeouts, traps, ABI violations)"},
+		&cli.DurationFlag{Name: "quarantine-backoff", Value: runtime.DefaultQuarantineBase, Usage: "first quarantine; it doubles after each failed trial call"},
+		&cli.DurationFlag{Name: "quarantine-max-backoff", Value: runtime.DefaultQuarantineMax, Usage: "longest quarantine"},
 		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `PATH`, a directory tree or a single file, mounted where the provider asks (repeatable)"},
 		&cli.StringSliceFlag{Name: "config-value", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
 	)
 }
 
-// providerConfig turns the limit flags into a runtime.ProviderConfig.
-func providerConfig(c *cli.Context) (runtime.ProviderConfig, error) {
-	cfg := runtime.NewProviderConfig().WithTimeout(c.Duration("timeout")).
-		WithPoolSize(c.Int("pool-size")).WithRecycleAfter(c.Int("recycle-after"))
+// providerFromFlags turns the limit, grant and policy flags into a
+// provider spec (its module is the caller's to set).
+func providerFromFlags(c *cli.Context) (config.Provider, error) {
+	var p config.Provider
 	sizes := map[string]uint64{}
 	for _, name := range []string{"memory", "max-output", "max-module-size"} {
-		n, err := parseSize(c.String(name))
+		n, err := config.ParseSize(c.String(name))
 		if err != nil {
-			return cfg, usageError("--%s: %v", name, err)
+			return p, usageError("--%s: %v", name, err)
 		}
 		sizes[name] = n
 	}
-	cfg = cfg.WithMemoryLimit(sizes["memory"]).WithOutputLimit(int(min(sizes["max-output"], 1<<40))).
-		WithModuleSizeLimit(int(min(sizes["max-module-size"], 1<<40)))
+	p.Limits = config.Limits{
+		Timeout: c.Duration("timeout"), Memory: sizes["memory"],
+		Output: config.ClampInt(sizes["max-output"]), ModuleSize: config.ClampInt(sizes["max-module-size"]),
+		PoolSize: c.Int("pool-size"), RecycleAfter: c.Int("recycle-after"),
+		InitTimeout: c.Duration("init-timeout"), CompileTimeout: c.Duration("compile-timeout"),
+		Quarantine: config.Quarantine{After: c.Int("quarantine-after"), Backoff: c.Duration("quarantine-backoff"), MaxBackoff: c.Duration("quarantine-max-backoff")},
+	}
+	if err := refuseZeroLimits(p.Limits); err != nil {
+		return p, err
+	}
 	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config-value"))
 	if err != nil {
-		return cfg, err
+		return p, err
 	}
-	if grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
-		return cfg, err
+	if p.Grants, err = moreGrants(c, grants, os.LookupEnv); err != nil {
+		return p, err
 	}
-	return cfg.WithGrants(grants), nil
+	if p.Policy, err = policyFromFlags(c); err != nil { // modules.go
+		return p, err
+	}
+	return p, nil
+}
+
+// refuseZeroLimits refuses a limit flag set to 0, which a config.Limits
+// would read as "the default".
+func refuseZeroLimits(l config.Limits) error {
+	for flag, zero := range map[string]bool{"timeout": l.Timeout == 0, "memory": l.Memory == 0, "max-output": l.Output == 0,
+		"max-module-size": l.ModuleSize == 0, "pool-size": l.PoolSize == 0, "init-timeout": l.InitTimeout == 0,
+		"compile-timeout": l.CompileTimeout == 0, "quarantine-after": l.Quarantine.After == 0,
+		"quarantine-backoff": l.Quarantine.Backoff == 0, "quarantine-max-backoff": l.Quarantine.MaxBackoff == 0} {
+		if zero {
+			return usageError("--%s 0: give a positive value", flag)
+		}
+	}
+	return nil
 }
 
 func grantsFromFlags(dirs, configs []string) (runtime.Grants, error) {

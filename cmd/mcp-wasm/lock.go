@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
-	"github.com/mcp-wasm/mcp-wasm/internal/oci"
+	"github.com/mcp-wasm/mcp-wasm/config"
 )
 
 func lockCommand() *cli.Command {
@@ -34,7 +32,7 @@ func lockAction(c *cli.Context) error {
 	if path == "" {
 		return usageError("lock needs --config FILE")
 	}
-	cc, err := configFromFlag(c)
+	cfg, err := configFromFile(c) // configserve.go
 	if err != nil {
 		return err
 	}
@@ -42,64 +40,24 @@ func lockAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ml, err := newModuleLoader(c, log, cc.insecureRegistries()...)
+	loader, err := newLoader(c, nil, log, cfg) // lock loads nothing: it resolves
 	if err != nil {
 		return err
 	}
-	var lines []string
-	out, err := modsource.RewriteConfig(cc.src.data, func(i int, module string) (string, string, error) {
-		spec := cc.providers[i]
-		// Signatures are checked; a digest is what lock is here to add.
-		m, err := ml.resolve(c.Context, spec.module, spec.sha256, spec.policy.Unpinned(), spec.maxModule, false)
-		if err != nil {
-			return "", "", err
-		}
-		pinned := module
-		if m.Ref != nil {
-			pinned = m.Ref.String()
-		}
-		lines = append(lines, fmt.Sprintf("%s: %s sha256 %s", spec.path, pinned, oci.DigestHex(m.Digest)))
-		return pinned, oci.DigestHex(m.Digest), nil
-	})
+	text, mods, err := loader.Lock(c.Context, cfg)
 	if err != nil {
 		return failure(fmt.Errorf("%s: %w", path, err))
 	}
-	if err := writeFileAtomic(path, out); err != nil {
+	if err := config.WriteFile(path, text); err != nil {
 		return failure(err)
 	}
-	for _, l := range lines {
-		fmt.Fprintln(c.App.Writer, termLine(l, 2000))
+	for i, m := range mods {
+		pinned := cfg.Providers[i].Module
+		if m.Pinned != "" {
+			pinned = m.Pinned
+		}
+		fmt.Fprintln(c.App.Writer, termLine(fmt.Sprintf("%s: %s sha256 %s", cfg.Providers[i].Key(), pinned, strings.TrimPrefix(m.Digest, "sha256:")), 2000))
 	}
-	fmt.Fprintf(c.App.Writer, "%s: %d module(s) pinned\n", path, len(lines))
+	fmt.Fprintf(c.App.Writer, "%s: %d module(s) pinned\n", path, len(mods))
 	return nil
-}
-
-// writeFileAtomic replaces path with data, keeping its mode: a temporary
-// file beside it, synced, then renamed.
-func writeFileAtomic(path string, data []byte) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,8 +1,10 @@
 // Command mcp-wasm serves MCP resources from sandboxed WebAssembly provider
 // modules, and inspects and calls providers for their authors.
 //
-// This package is the composition root: it alone reads flags, environment
-// and files, and wires runtime (the wazero sandbox) to server (MCP).
+// This package is the composition root: it reads flags, signals and the
+// environment, turns flags or a config file into a config.Config, loads it
+// through package served (which runs the modules in package runtime, the
+// wazero sandbox) and wires the served set to package server (MCP).
 package main
 
 import (

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
@@ -12,29 +13,26 @@ var (
 	_ server.Observer  = (*metrics.Transport)(nil)
 )
 
-// metricsPath is where serve --http mounts the Prometheus exposition.
+// metricsPath is where serve --http serves the Prometheus exposition.
 const metricsPath = "/metrics"
 
-// watchServer makes the metric set read, at every scrape, the pool, memory
-// and quarantine stats of the providers srv serves at that moment (so a
-// reload is followed). Providers that are not wasm modules are skipped.
-func watchServer(set *metrics.Set, srv *server.Server) {
-	set.WatchProviders(func() map[string]metrics.ProviderStats {
+// watchSet makes the metric set read, at every scrape, the pool, memory
+// and quarantine stats of the providers the set serves at that moment (so
+// a reload is followed), under the names the server knows them by.
+func watchSet(m *metrics.Set, set *served.Set) {
+	m.WatchProviders(func() map[string]metrics.ProviderStats {
 		out := map[string]metrics.ProviderStats{}
-		for _, sp := range srv.Providers() {
-			if p, ok := sp.(*runtime.Provider); ok {
-				out[p.Name()] = providerStats(p)
-			}
+		for _, p := range set.Providers() {
+			out[p.Name()] = providerStats(p.Stats())
 		}
 		return out
 	})
 }
 
-// providerStats is the runtime's snapshot as the metric set wants it.
-func providerStats(p *runtime.Provider) metrics.ProviderStats {
-	st := p.Stats()
+// providerStats is a served provider's snapshot as the metric set wants it.
+func providerStats(st served.Stats) metrics.ProviderStats {
 	return metrics.ProviderStats{
-		PoolSize:     p.Config().PoolSize(),
+		PoolSize:     st.PoolSize,
 		Live:         st.Live,
 		Instantiated: st.Instantiated,
 		MemoryHigh:   uint64(st.MemoryHigh),
@@ -59,11 +57,11 @@ func (t *transport) name() string {
 	return "http"
 }
 
-// instrument makes set follow srv's providers and, on HTTP, serves set at
+// instrument makes m follow the served set and, on HTTP, serves m at
 // /metrics and counts responses. Over stdio nothing serves the metrics.
-func (t *transport) instrument(set *metrics.Set, srv *server.Server) {
-	watchServer(set, srv)
+func (t *transport) instrument(m *metrics.Set, set *served.Set) {
+	watchSet(m, set)
 	if t.addr != "" {
-		t.cfg = withMetrics(t.cfg, set)
+		t.cfg = withMetrics(t.cfg, m)
 	}
 }

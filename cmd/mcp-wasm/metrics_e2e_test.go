@@ -47,3 +47,41 @@ func TestE2E_HTTP_metrics(t *testing.T) {
 	mem, _ := e.Value("mcpwasm_provider_memory_high_water_bytes", "provider", "conformance")
 	require.Greater(t, mem, 0.0)
 }
+
+// TestE2E_HTTP_metricsWithConfig: with --config, the per-provider gauges
+// (pool, memory, quarantine) are on /metrics exactly as with --module: a
+// provider from a config file is the same kind of served provider, and
+// metrics follow the served set, not a guess at its type.
+func TestE2E_HTTP_metricsWithConfig(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "good.wasm", "limits": {"poolSize": 3}}]}`)
+	srv := startHTTP(t, nil, "--config", path)
+	cs := connectURL(t, srv.url, "2025-11-25", nil)
+	_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "evil:good"})
+	require.NoError(t, err)
+
+	resp, err := http.Get(strings.TrimSuffix(srv.url, "/mcp") + metricsPath)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	e, err := metrics.ParseText(resp.Body)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name string
+		want float64
+	}{
+		{"mcpwasm_provider_pool_size", 3},
+		{"mcpwasm_provider_pool_instances", 1},
+		{"mcpwasm_provider_quarantined", 0},
+		{"mcpwasm_provider_quarantines_total", 0},
+		{"mcpwasm_provider_instantiations_total", 1},
+	} {
+		v, ok := e.Value(tt.name, "provider", "evil")
+		require.True(t, ok, "%s{provider=\"evil\"} missing from /metrics with --config", tt.name)
+		require.Equal(t, tt.want, v, tt.name)
+	}
+	mem, ok := e.Value("mcpwasm_provider_memory_high_water_bytes", "provider", "evil")
+	require.True(t, ok, "memory high water missing with --config")
+	require.Equal(t, 65536.0, mem, "good.wasm has one page")
+	calls, _ := e.Value("mcpwasm_provider_calls_total", "provider", "evil", "op", "read")
+	require.Equal(t, 1.0, calls)
+}

@@ -13,9 +13,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
@@ -25,10 +27,10 @@ import (
 // /metrics handler with the strict exposition parser.
 func TestMetricsMoveWithRealGuestCalls(t *testing.T) {
 	set := metrics.NewSet()
-	p := loadObserved(t, set, runtime.NewProviderConfig().WithPoolSize(3))
-	srv, err := server.New(server.NewConfig().WithProviders(p).WithLogger(discardLogger()).WithObserver(set.Transport("stdio")))
+	p := loadObserved(t, set, config.Limits{PoolSize: 3})
+	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(p.Providers())...).WithLogger(discardLogger()).WithObserver(set.Transport("stdio")))
 	require.NoError(t, err)
-	watchServer(set, srv)
+	watchSet(set, p)
 
 	lines := []string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
@@ -78,10 +80,10 @@ func TestMetricsMoveWithRealGuestCalls(t *testing.T) {
 func TestMetricsOverHTTP(t *testing.T) {
 	ctx := context.WithoutCancel(t.Context())
 	set := metrics.NewSet()
-	p := loadObserved(t, set, runtime.NewProviderConfig())
-	srv, err := server.New(server.NewConfig().WithProviders(p).WithLogger(discardLogger()).WithObserver(set.Transport("http")))
+	p := loadObserved(t, set, config.Limits{})
+	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(p.Providers())...).WithLogger(discardLogger()).WithObserver(set.Transport("http")))
 	require.NoError(t, err)
-	watchServer(set, srv)
+	watchSet(set, p)
 	h, err := srv.HTTPHandler(withMetrics(server.NewHTTPConfig(), set))
 	require.NoError(t, err)
 	hs := httptest.NewServer(h)
@@ -135,18 +137,22 @@ func TestMetricsOverHTTP(t *testing.T) {
 	require.True(t, ok, "the scrape itself is not an /mcp response and is not counted")
 }
 
-// loadObserved loads the conformance guest into a runtime observed by set,
-// with the e2e tests' compilation cache.
-func loadObserved(t *testing.T, set *metrics.Set, cfg runtime.ProviderConfig) *runtime.Provider {
+// loadObserved serves the conformance guest with limits through a served
+// set, in a runtime observed by m, with the e2e tests' compilation cache.
+func loadObserved(t *testing.T, m *metrics.Set, limits config.Limits) *served.Set {
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
-	rt, err := runtime.New(ctx, runtime.NewConfig().WithObserver(set).
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithObserver(m).
 		WithCacheDir(filepath.Join(testguest.Root(), "build", "e2e-cache")))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/conformance"), cfg)
+	cfg := &config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}}
+	loader := served.NewLoader(rt, served.ResolveFile, nil)
+	g, err := loader.Load(ctx, cfg)
 	require.NoError(t, err)
-	return p
+	set := served.NewSet(loader, g, served.SetOptions{})
+	t.Cleanup(func() { set.Close(ctx) })
+	return set
 }
 
 // serveLines serves one stdio connection fed with lines and returns what

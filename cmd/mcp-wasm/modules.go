@@ -1,31 +1,20 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"path/filepath"
-	"strings"
-	"time"
+	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
-	"github.com/mcp-wasm/mcp-wasm/internal/oci"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
-// Where a module's bytes come from: a file, or an oci:// reference pulled
-// into the module store under the cache directory, checked against its
-// pin and the signature policy (internal/modsource). Every command that
-// loads a module goes through moduleLoader.resolve; the wiring into each
-// command is one call.
-
-// resolveTimeout bounds fetching one module, its manifest and its
-// signatures, so that a registry that trickles bytes cannot hold a start
-// or a reload forever (connecting is bounded at 10 s and the first byte of
-// each answer at 30 s by the client).
-const resolveTimeout = 5 * time.Minute
+// The flags of where a module comes from and what it must satisfy, and
+// how a resolved module is shown. The resolving itself is served's
+// (served.Verified over internal/modsource), wired in configserve.go.
 
 // registryFlag is accepted by every command: plain-HTTP registries.
 func registryFlag() cli.Flag {
@@ -82,99 +71,22 @@ func policyFromFlags(c *cli.Context) (*sigpolicy.Policy, error) {
 	return p, nil
 }
 
-// moduleLoader resolves module references for one command.
-type moduleLoader struct {
-	res    *modsource.Resolver
-	policy *sigpolicy.Policy // the flags'; a config file gives each provider its own
-	log    *slog.Logger
-}
-
-// newModuleLoader builds the resolver from the common flags: the store
-// under --cache-dir, the registries reached over plain HTTP, and the
-// policy flags when the command has them.
-func newModuleLoader(c *cli.Context, log *slog.Logger, insecure ...string) (*moduleLoader, error) {
-	var store *oci.Store
-	if dir := c.String("cache-dir"); dir != "" {
-		var err error
-		if store, err = oci.OpenStore(filepath.Join(dir, "modules")); err != nil {
-			return nil, failure(err)
-		}
-	}
-	client := oci.NewClient(oci.Options{Insecure: append(c.StringSlice("insecure-registry"), insecure...), UserAgent: "mcp-wasm/" + version})
-	ml := &moduleLoader{res: modsource.New(store, client), log: log}
-	if c.Command.HasName("serve") || c.Command.HasName("call") || c.Command.HasName("inspect") || c.Command.HasName("pull") {
-		p, err := policyFromFlags(c)
-		if err != nil {
-			return nil, err
-		}
-		ml.policy = p
-	}
-	return ml, nil
-}
-
-// resolve turns a module reference into verified bytes. pol nil means the
-// flags' policy.
-func (ml *moduleLoader) resolve(ctx context.Context, module, sha256 string, pol *sigpolicy.Policy, maxSize int64, refresh bool) (*modsource.Module, error) {
-	if pol == nil {
-		pol = ml.policy
-	}
-	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
-	m, err := ml.res.Resolve(ctx, modsource.Request{Module: module, SHA256: sha256, Policy: pol, MaxSize: maxSize, Refresh: refresh})
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range m.Notes {
-		ml.log.Warn(n, "module", module)
-	}
-	attrs := []any{"module", m.Source, "sha256", m.Digest}
-	if m.Signer != nil {
-		attrs = append(attrs, "signer", m.Signer.String())
-	}
-	ml.log.Debug("module resolved", attrs...)
-	return m, nil
-}
-
-// load resolves a module and loads it into rt.
-func (ml *moduleLoader) load(ctx context.Context, rt *runtime.Runtime, module, sha256 string, pol *sigpolicy.Policy, maxSize int64, cfg runtime.ProviderConfig) (*runtime.Provider, *modsource.Module, error) {
-	m, err := ml.resolve(ctx, module, sha256, pol, maxSize, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := rt.Load(ctx, moduleHint(module), m.Wasm, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, m, nil
-}
-
-// moduleHint names a module in errors until its describe names it: the
-// file name, or the repository's last part and tag.
-func moduleHint(module string) string {
-	if r, err := oci.ParseRef(module); err == nil {
-		name := r.Repository[strings.LastIndexByte(r.Repository, '/')+1:]
-		if r.Tag != "" {
-			return name + ":" + r.Tag
-		}
-		return name + "@" + oci.ShortDigest(r.Digest)
-	}
-	return filepath.Base(module)
-}
-
-// moduleSizeFlag is --max-module-size in bytes.
-func moduleSizeFlag(c *cli.Context) (int64, error) {
-	n, err := parseSize(c.String("max-module-size"))
+// moduleSizeFlag is --max-module-size in bytes (push and pull).
+func moduleSizeFlag(c *cli.Context) (int, error) {
+	n, err := config.ParseSize(c.String("max-module-size"))
 	if err != nil {
 		return 0, usageError("--max-module-size: %v", err)
 	}
-	return int64(min(n, 1<<40)), nil
+	return config.ClampInt(n), nil
 }
 
-// moduleRows describes where a module came from, for inspect and pull.
-func moduleRows(row func(k, format string, args ...any), m *modsource.Module, pol *sigpolicy.Policy) {
-	row("source", "%s", termLine(m.Source, 1000))
+// printModule says where a module came from, for inspect and pull: its
+// source, digest and signatures, and the signer verified under pol.
+func printModule(w io.Writer, m served.Module, pol *sigpolicy.Policy) {
+	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-11s %s\n", k, fmt.Sprintf(format, args...)) }
+	row("source", "%s", termLine(moduleSource(m), 1000))
 	row("sha256", "%s", m.Digest)
-	if m.Offline && m.Ref != nil {
+	if m.Offline {
 		row("", "(from the module store, without asking the registry)")
 	}
 	if len(m.Signatures) == 0 {
@@ -188,28 +100,20 @@ func moduleRows(row func(k, format string, args ...any), m *modsource.Module, po
 		row(k, "%s", termLine(s, 1000))
 	}
 	switch {
-	case m.Signer != nil:
-		row("signer", "%s (verified: %s)", termLine(m.Signer.String(), 1000), termLine(pol.Wanted(), 2000))
+	case m.Signer != "":
+		row("signer", "%s (verified: %s)", termLine(m.Signer, 1000), termLine(pol.Wanted(), 2000))
 	case len(m.Signatures) > 0:
 		row("signer", "not verified: give --signature-identity/--signature-key (and --trusted-root) to check")
 	}
 }
 
-// inspectModule resolves inspect's argument under the policy flags.
-func inspectModule(c *cli.Context, log *slog.Logger, module string) (*modsource.Module, *sigpolicy.Policy, error) {
-	ml, err := newModuleLoader(c, log)
-	if err != nil {
-		return nil, nil, err
+// moduleSource is where a module came from, for people: the reference
+// pinned to its manifest, or the reference as given.
+func moduleSource(m served.Module) string {
+	if m.Pinned != "" {
+		return string(m.Pinned)
 	}
-	maxSize, err := moduleSizeFlag(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := ml.resolve(c.Context, module, "", nil, maxSize, false)
-	if err != nil {
-		return nil, nil, failure(err)
-	}
-	return m, ml.policy, nil
+	return string(m.Ref)
 }
 
 // moduleInfo is where a module came from, in inspect --json.
@@ -220,19 +124,16 @@ type moduleInfo struct {
 	Signer     string   `json:"signer,omitempty"` // verified against the policy flags
 }
 
-func moduleInfoOf(m *modsource.Module) moduleInfo {
-	mi := moduleInfo{Source: m.Source, SHA256: m.Digest, Signatures: m.Signatures}
-	if mi.Signatures == nil {
-		mi.Signatures = []string{}
-	}
-	if m.Signer != nil {
-		mi.Signer = m.Signer.String()
-	}
-	return mi
-}
-
 // inspectJSON is inspect's report with the module's provenance.
 type inspectJSON struct {
 	runtime.Report
 	Module moduleInfo `json:"module"`
+}
+
+func moduleInfoOf(m served.Module) moduleInfo {
+	mi := moduleInfo{Source: moduleSource(m), SHA256: m.Digest, Signatures: m.Signatures, Signer: m.Signer}
+	if mi.Signatures == nil {
+		mi.Signatures = []string{}
+	}
+	return mi
 }

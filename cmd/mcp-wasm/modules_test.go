@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,16 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
-
-	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
-	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 )
-
-// fileLoader loads module files only (no module store), for tests of the
-// config and reload logic.
-func fileLoader() *moduleLoader {
-	return &moduleLoader{res: modsource.New(nil, oci.NewClient(oci.Options{})), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-}
 
 // The policy flags: a keyless identity needs its issuer and a trusted
 // root; with --config they are refused like every per-provider flag.

@@ -6,7 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/oci"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func pullCommand() *cli.Command {
@@ -36,7 +38,11 @@ func pullAction(c *cli.Context) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	maxSize, err := moduleSizeFlag(c)
+	maxSize, err := moduleSizeFlag(c) // modules.go
+	if err != nil {
+		return err
+	}
+	pol, err := policyFromFlags(c)
 	if err != nil {
 		return err
 	}
@@ -44,11 +50,11 @@ func pullAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ml, err := newModuleLoader(c, log)
+	loader, err := newLoader(c, nil, log, nil) // pull loads nothing: it resolves
 	if err != nil {
 		return err
 	}
-	m, err := ml.resolve(c.Context, ref.String(), "", nil, maxSize, true)
+	m, err := loader.Resolve(c.Context, served.Request{Ref: config.ModuleRef(ref.String()), Policy: pol, MaxBytes: maxSize, Refresh: true})
 	if err != nil {
 		return failure(err)
 	}
@@ -57,6 +63,6 @@ func pullAction(c *cli.Context) error {
 			return failure(fmt.Errorf("write %s: %w", out, err))
 		}
 	}
-	moduleRows(func(k, f string, a ...any) { fmt.Fprintf(c.App.Writer, "%-11s %s\n", k, fmt.Sprintf(f, a...)) }, m, ml.policy)
+	printModule(c.App.Writer, m, pol)
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,9 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 func pushCommand() *cli.Command {
@@ -47,7 +47,10 @@ func pushAction(c *cli.Context) error {
 	if ref.Tag == "" {
 		return usageError("push %s: give a tag (REGISTRY/REPOSITORY:TAG); the digest is printed after the push", ref)
 	}
-	maxSize, err := moduleSizeFlag(c)
+	if _, isFile := config.ModuleRef(path).Path(); !isFile {
+		return usageError("push %s: give the path of a .wasm file", path)
+	}
+	maxSize, err := moduleSizeFlag(c) // modules.go
 	if err != nil {
 		return err
 	}
@@ -56,60 +59,30 @@ func pushAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(c.Context)
-	ml, err := newModuleLoader(c, log)
-	if err != nil {
-		return err
-	}
-	m, err := ml.resolve(c.Context, path, "", nil, maxSize, false)
+	m, err := served.ResolveFile(c.Context, served.Request{Ref: config.ModuleRef(path), MaxBytes: maxSize})
 	if err != nil {
 		return failure(err)
 	}
-	rep := rt.Inspect(c.Context, filepath.Base(path), m.Wasm, runtime.NewProviderConfig().WithModuleSizeLimit(int(maxSize)))
+	rep := rt.Inspect(c.Context, filepath.Base(path), m.Wasm, runtime.NewProviderConfig().WithModuleSizeLimit(maxSize))
 	if rep.Describe == nil {
 		return failure(fmt.Errorf("%s is not a provider the host accepts (%s): fix it before publishing; mcp-wasm inspect %s shows why", path, strings.Join(rep.Problems, "; "), path))
 	}
-	ann, err := pushAnnotations(rep.Describe, c.StringSlice("annotation"))
+	ann, err := oci.ProviderAnnotations(*rep.Describe)
 	if err != nil {
-		return err
+		return failure(err)
 	}
-	pinned, err := ml.res.Client().Push(c.Context, ref, oci.Artifact{Wasm: m.Wasm, FileName: filepath.Base(path), Annotations: ann, Created: time.Now()})
+	for _, kv := range c.StringSlice("annotation") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageError("--annotation %q: use KEY=VALUE", kv)
+		}
+		ann[k] = v
+	}
+	log.Debug("pushing", "module", path, "digest", m.Digest, "to", ref)
+	pinned, err := registryClient(c).Push(c.Context, ref, oci.Artifact{Wasm: m.Wasm, FileName: filepath.Base(path), Annotations: ann, Created: time.Now()})
 	if err != nil {
 		return failure(fmt.Errorf("push %s: %w", ref, err))
 	}
 	fmt.Fprintf(c.App.Writer, "pushed %s\nmodule %s (%d bytes)\n", pinned, m.Digest, len(m.Wasm))
 	return nil
-}
-
-// pushAnnotations describes the provider on the manifest.
-func pushAnnotations(d *abi.Describe, extra []string) (map[string]string, error) {
-	roots := make([]string, len(d.URISpace))
-	for i, r := range d.URISpace {
-		roots[i] = r.String()
-	}
-	ann := map[string]string{
-		oci.AnnotationProvider: d.Name,
-		oci.AnnotationVersion:  d.Version,
-		oci.AnnotationURISpace: strings.Join(roots, " "),
-		oci.AnnotationABI:      fmt.Sprintf("mcpw_v%d", abi.Version),
-	}
-	if d.Description != "" {
-		ann[oci.AnnotationDescription] = d.Description
-	} else if d.Title != "" {
-		ann[oci.AnnotationDescription] = d.Title
-	}
-	if d.Requests != nil {
-		b, err := json.Marshal(d.Requests)
-		if err != nil {
-			return nil, err
-		}
-		ann[oci.AnnotationRequests] = string(b)
-	}
-	for _, kv := range extra {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usageError("--annotation %q: use KEY=VALUE", kv)
-		}
-		ann[k] = v
-	}
-	return ann, nil
 }

@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
+	"os/signal"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
@@ -27,7 +28,11 @@ func serveCommand() *cli.Command {
 			"files and .git are left out unless --show-hidden. With --module, serves those\n" +
 			"modules; --allow-dir then grants a directory to the single module given.\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
-			"limits, and reloads them on SIGHUP or when the file or a module changes.\n" +
+			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
+			"changes settle, and at most 6s after the first while they go on); a reload that\n" +
+			"fails (a bad module, a broken pin or signature) keeps the running providers.\n" +
+			"A module may be an oci:// reference, pulled into the module store (DIR/modules of\n" +
+			"--cache-dir); the signature flags refuse a module not pinned or not signed as they say.\n" +
 			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading, end open\n" +
 			"subscriptions/listen requests with their final result and let calls in flight\n" +
 			"finish (at most --request-timeout). --resource-tools also offers the resources as\n" +
@@ -42,6 +47,10 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
+			&cli.IntFlag{Name: "max-concurrency", DefaultText: "twice the CPUs, at least 4",
+				Usage: "guest calls and instantiations in flight across all providers (bounds host stack that deep guest recursion uses outside the memory cap)"},
+			&cli.IntFlag{Name: "max-subscriptions", Value: server.DefaultMaxSubscriptions,
+				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open (all sessions together: 100 times as many)"},
 			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			configFlag(),
 		), httpFlags()...),
@@ -53,7 +62,7 @@ func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("serve takes no arguments (did you mean --module %s?)", c.Args().First())
 	}
-	cc, err := configFromFlag(c)
+	cfg, err := configFromFile(c) // configserve.go
 	if err != nil {
 		return err
 	}
@@ -66,125 +75,117 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := providerConfig(c)
-	if err != nil {
-		return err
+	if cfg == nil {
+		if cfg, err = configFromFlags(c); err != nil {
+			return err
+		}
 	}
-	set := metrics.NewSet() // metrics.go: served at /metrics with --http
-	rt, err := newRuntime(c, log, set)
+	m := metrics.NewSet() // metrics.go: served at /metrics with --http
+	rt, err := newRuntime(c, log, m)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
-	ml, err := newModuleLoader(c, log, cc.insecureRegistries()...) // modules.go
+	loader, err := newLoader(c, rt, log, cfg) // configserve.go
 	if err != nil {
 		return err
 	}
-	src, err := openSource(c, rt, ml, cfg, cc, log)
-	defer src.close(c.Context)
+	first, err := loader.Load(c.Context, cfg)
 	if err != nil {
 		return failure(err)
 	}
-	watchCtx, stopWatch := context.WithCancel(c.Context)
-	defer stopWatch() // before src.close
-	providers := src.providers
+	logLoaded(c, log, first)
 	scfg := server.NewConfig()
 	if c.IsSet("request-timeout") {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
-	srv, err := server.New(scfg.WithProviders(providers...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).WithResourceTools(c.Bool("resource-tools")).
+	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithLogger(log).
+		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
+		WithResourceTools(c.Bool("resource-tools")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
-		WithCallTimeout(src.timeout+time.Second).
+		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
 		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
-		WithObserver(set.Transport(tr.name())))
+		WithObserver(m.Transport(tr.name())))
 	if err != nil {
+		first.Close(c.Context)
 		return failure(err)
 	}
-	tr.instrument(set, srv)
-	src.watch(watchCtx, srv)
-	feeds := startChangeFeeds(watchCtx, srv, log) // changes.go: live resources
-	defer feeds.close()
-	if err := tr.serve(c, srv, log, len(providers), max(2*src.timeout, srv.RequestTimeout())); err != nil {
+	set := served.NewSet(loader, first, served.SetOptions{Reread: rereadFor(cfg), Publish: publishTo(srv), Log: log})
+	defer set.Close(c.Context)
+	watchCtx, stopWatch := context.WithCancel(c.Context)
+	var watching sync.WaitGroup
+	defer watching.Wait()
+	defer stopWatch() // before set.Close and the wait
+	tr.instrument(m, set)
+	set.StartFeeds(watchCtx, srv, runtime.NewChangeFeedConfig().WithActive(srv.Interested)) // live resources
+	if cfg.File != "" {
+		watching.Go(func() { watch(watchCtx, set, cfg.Server.Watching()) })
+	}
+	if err := tr.serve(c, srv, set, log, len(cfg.Providers), max(2*cfg.MaxTimeout(), srv.RequestTimeout())); err != nil {
 		return failure(err)
 	}
 	log.Info("stopped")
 	return nil
 }
 
-// loadProviders loads the modules named by --module, or the built-in files
-// provider over --allow-dir (default: the current directory).
-func loadProviders(c *cli.Context, rt *runtime.Runtime, ml *moduleLoader, cfg runtime.ProviderConfig, log *slog.Logger) ([]*runtime.Provider, error) {
-	modules := c.StringSlice("module")
-	if len(modules) == 0 {
-		p, err := loadDefault(c, rt, cfg, log)
-		if err != nil {
-			return nil, err
-		}
-		return []*runtime.Provider{p}, nil
+// serverProviders returns served providers as the server's, each behind
+// the operator's filter of what clients see of it ("expose"): where the
+// served set hands providers to the server, at start and at every reload.
+func serverProviders(ps []*served.Provider) []server.Provider {
+	out := make([]server.Provider, len(ps))
+	for i, p := range ps {
+		out[i] = server.WithURIFilter(p, p.Spec().Expose)
 	}
-	if set := grantFlagsSet(c); len(modules) > 1 && len(set) > 0 {
-		return nil, fmt.Errorf("%s grant to a single --module; with several modules, give each its grants in a config file (--config FILE)", strings.Join(set, ", "))
-	}
-	maxSize, err := moduleSizeFlag(c)
-	if err != nil {
-		return nil, err
-	}
-	var out []*runtime.Provider
-	for _, m := range modules {
-		p, mod, err := ml.load(c.Context, rt, m, "", nil, maxSize, cfg) // modules.go
-		if err != nil {
-			return out, fmt.Errorf("load %s: %w", m, err)
-		}
-		log.Info("provider loaded", "provider", p.Name(), "module", mod.Source, "sha256", mod.Digest, "uri_space", uriSpace(p.Describe()))
-		out = append(out, p)
-	}
-	return out, nil
+	return out
 }
 
-func loadDefault(c *cli.Context, rt *runtime.Runtime, cfg runtime.ProviderConfig, log *slog.Logger) (*runtime.Provider, error) {
-	g := cfg.Grants()
-	switch len(g.Dirs) {
-	case 0:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("find the current directory: %w (give --allow-dir)", err)
-		}
-		g.Dirs = []runtime.DirGrant{{HostPath: cwd}}
-	case 1:
-	default:
-		return nil, errors.New("the built-in files provider serves one directory: give --allow-dir once")
+// publishTo swaps a reloaded generation into srv.
+func publishTo(srv *server.Server) served.Publish {
+	return func(next []*served.Provider) (<-chan struct{}, error) {
+		return srv.SetProviders(serverProviders(next)...)
 	}
-	dir := g.Dirs[0].HostPath
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--allow-dir %s: not a readable directory: give an existing directory", dir)
-	}
-	if c.Bool("show-hidden") {
-		if g.Config == nil {
-			g.Config = map[string]string{}
-		}
-		g.Config["show_hidden"] = "true"
-	}
-	p, err := rt.Load(c.Context, "files (built-in)", defaultprovider.Wasm(), cfg.WithGrants(g))
-	if err != nil {
-		return nil, fmt.Errorf("load the built-in files provider: %w", err)
-	}
-	hidden := "hidden files and .git are not exposed (--show-hidden exposes them)"
-	if c.Bool("show-hidden") {
-		hidden = "hidden files and .git ARE exposed (--show-hidden)"
-	}
-	fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving every regular file under %s, read-only, as file:/// URIs; %s\n", dir, hidden)
-	log.Info("provider loaded", "provider", p.Name(), "module", "built-in", "dir", dir)
-	return p, nil
 }
 
-// uriSpace renders a provider's URI roots for logs.
-func uriSpace(d abi.Describe) string {
-	roots := make([]string, len(d.URISpace))
-	for i, r := range d.URISpace {
-		roots[i] = r.String()
+// rereadFor reads the config file of cfg again, for reloads; nil for a
+// config from flags.
+func rereadFor(cfg *config.Config) func() (*config.Config, error) {
+	if cfg.File == "" {
+		return nil
 	}
-	return strings.Join(roots, " ")
+	return func() (*config.Config, error) { return config.Read(cfg.File, os.LookupEnv) }
+}
+
+// watch reloads on SIGHUP and, unless the file says "watch": false, when
+// the config file or a module changes, until ctx ends.
+func watch(ctx context.Context, set *served.Set, poll bool) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	set.Watch(ctx, hup, poll, served.PollInterval)
+}
+
+// logLoaded logs each provider of the first generation and, for the
+// built-in files provider, says on stderr what it exposes.
+func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
+	for _, p := range g.Providers() {
+		spec := p.Spec()
+		attrs := []any{"provider", p.Name(), "module", spec.Module, "digest", p.Module().Digest, "uri_space", served.URISpace(p.Describe())}
+		if m := p.Module(); m.Pinned != "" {
+			attrs = append(attrs, "pinned", m.Pinned)
+		}
+		if m := p.Module(); m.Signer != "" {
+			attrs = append(attrs, "signer", m.Signer)
+		}
+		log.Info("provider loaded", attrs...)
+		if spec.Module != builtinFiles || g.Config().File != "" {
+			continue
+		}
+		hidden := "hidden files and .git are not exposed (--show-hidden exposes them)"
+		if c.Bool("show-hidden") {
+			hidden = "hidden files and .git ARE exposed (--show-hidden)"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving every regular file under %s, read-only, as file:/// URIs; %s\n", spec.Grants.Dirs[0].HostPath, hidden)
+	}
 }

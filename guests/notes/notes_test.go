@@ -73,7 +73,7 @@ func TestListRejectsForeignCursor(t *testing.T) {
 func TestTemplates(t *testing.T) {
 	var r abi.TemplatesResult
 	call(t, abi.OpTemplates, "{}", &r)
-	require.NoError(t, r.Validate())
+	require.NoError(t, r.Validate(space))
 	require.Equal(t, "notes:///{id}", r.ResourceTemplates[0].URITemplate)
 	require.Equal(t, "notes:///tag/{tag}", r.ResourceTemplates[1].URITemplate)
 	require.Equal(t, abi.CodeInvalidParams, callErr(t, abi.OpTemplates, `{"cursor":"x"}`))

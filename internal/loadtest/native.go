@@ -85,14 +85,8 @@ func domainErr(err error) error {
 		return nil
 	}
 	kind := abi.ErrProviderInternal
-	var e *mcpw.Error
-	if errors.As(err, &e) {
-		switch e.Code {
-		case abi.CodeNotFound:
-			kind = abi.ErrNotFound
-		case abi.CodeInvalidParams:
-			kind = abi.ErrInvalidParams
-		}
+	if e := (*mcpw.Error)(nil); errors.As(err, &e) {
+		kind = abi.KindOf(e.Code)
 	}
 	return fmt.Errorf("%w: %w", kind, err)
 }

@@ -116,7 +116,7 @@ func (s *Set) eachProvider(f func(name string, st ProviderStats)) {
 // Registry returns the registry the families live on, to add more.
 func (s *Set) Registry() *Registry { return s.reg }
 
-// Handler serves the families in the text exposition format; mount it at
+// Handler serves the families in the text exposition format; serve it at
 // /metrics.
 func (s *Set) Handler() http.Handler { return s.reg.Handler() }
 

@@ -15,7 +15,7 @@ func TestTemplates(t *testing.T) {
 	h := newHarness(t, t.TempDir(), nil)
 	var r abi.TemplatesResult
 	h.ok(abi.OpTemplates, abi.PageRequest{}, &r)
-	require.NoError(t, r.Validate())
+	require.NoError(t, r.Validate(space))
 	require.Equal(t, "file:///{+path}", r.ResourceTemplates[0].URITemplate)
 	require.Equal(t, abi.CodeInvalidParams, h.fail(abi.OpTemplates, abi.PageRequest{Cursor: "x"}).Code)
 }

@@ -55,7 +55,7 @@ func (h *handler) templates(ctx context.Context, input, out []byte) ([]byte, err
 	page := *r
 	page.ResourceTemplates = nonNil(page.ResourceTemplates)
 	if !h.check.templatesResult(&page) {
-		if err := h.rejected(ctx, opTemplates, page.Validate()); err != nil {
+		if err := h.rejected(ctx, opTemplates, page.Validate(h.desc.URISpace)); err != nil {
 			return nil, err
 		}
 	}

@@ -28,6 +28,8 @@ type checker struct {
 	// lastMIME is the last MIME type seen valid: a list repeats one or two,
 	// and comparing a string with itself does not look at its bytes.
 	lastMIME string
+	// space is the provider's, for the template rule (abi.CheckTemplate).
+	space abi.URISpace
 }
 
 // schemePrefix is "scheme:" and its first eight bytes as a word.
@@ -37,10 +39,10 @@ type schemePrefix struct {
 }
 
 func newChecker(space abi.URISpace) *checker {
-	c := &checker{}
+	c := &checker{space: space}
 	for _, r := range space {
 		if r.Authority != "" || r.PathPrefix != "" {
-			return &checker{fastLen: -1}
+			return &checker{fastLen: -1, space: space}
 		}
 		p := schemePrefix{s: r.Scheme + ":"}
 		if n := len(p.s); n <= 8 {

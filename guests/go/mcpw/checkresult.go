@@ -60,7 +60,8 @@ func (c *checker) templatesResult(r *abi.TemplatesResult) bool {
 		x := &r.ResourceTemplates[i]
 		if x.URITemplate == "" || len(x.URITemplate) > abi.MaxURILength || !printable.all(x.URITemplate, 'a') ||
 			x.Name == "" || !textOK(x.Name) || !textOK(x.Title) || !textOK(x.Description) ||
-			!c.mimeOK(x.MIMEType) || (x.Annotations != nil && !annotationsOK(x.Annotations)) || (len(x.Icons) > 0 && !c.iconsOK(x.Icons)) {
+			!c.mimeOK(x.MIMEType) || (x.Annotations != nil && !annotationsOK(x.Annotations)) || (len(x.Icons) > 0 && !c.iconsOK(x.Icons)) ||
+			abi.CheckTemplate(x.URITemplate, c.space) != nil { // the rule itself: templates are few
 			return false
 		}
 	}

@@ -22,7 +22,7 @@ var checkFields = map[string][]string{
 	"Src":          {"https://x/i.png", "data:,", "http://x", "https://x/\x1b]52;c;eA==\x07", "https://x/\u202egnp", "data:\u0085,"},
 	"Sizes":        {"48x48", "any", "4\u20288", "\x1b[2J", "\u200b"},
 	"Theme":        {"", "light", "dark", "dim"},
-	"URITemplate":  {"fake:///{id}", "fake:///{id}\x7f", ""},
+	"URITemplate":  {"fake:///{id}", "fake:///{id}\x7f", "", "other:///{id}", "fake:{+id}", "fake:///{id"},
 }
 
 // checkTypes are the payloads checker proves; CompleteResult goes
@@ -53,7 +53,7 @@ func abiCheck(v any) error {
 	case *abi.ListResult:
 		return v.Validate(space)
 	case *abi.TemplatesResult:
-		return v.Validate()
+		return v.Validate(space)
 	case *abi.ChangesResult:
 		return v.Validate(space)
 	}

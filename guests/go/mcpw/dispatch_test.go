@@ -74,7 +74,7 @@ func TestDispatchList(t *testing.T) {
 func TestDispatchTemplates(t *testing.T) {
 	var r abi.TemplatesResult
 	decodeOK(t, context.Background(), &fake{}, abi.OpTemplates, "", &r)
-	require.NoError(t, r.Validate())
+	require.NoError(t, r.Validate(space))
 	require.Equal(t, "fake:///{id}", r.ResourceTemplates[0].URITemplate)
 }
 

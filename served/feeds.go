@@ -1,0 +1,122 @@
+package served
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
+)
+
+// Live resources. Every served provider that declares the changes
+// operation gets a change feed (runtime.Provider.WatchChanges): the host
+// asks it what changed while some client would hear of it, watches the
+// directories and files granted to it and passes the guest paths that
+// changed, and forwards the answers, URIs prefixed, to the sink (the
+// server), which checks them against the provider's uri space, coalesces
+// them and notifies the subscribed sessions and listeners. The feeds
+// follow the set: a reload stops the feeds of the providers it retires and
+// starts those of the new ones.
+
+// ChangeSink is told what the change feeds report; *server.Server is one.
+type ChangeSink interface {
+	// ResourcesUpdated reports that the named provider's resources at
+	// uris changed.
+	ResourcesUpdated(provider string, uris ...string)
+	// ResourceListChanged reports that some provider's list changed.
+	ResourceListChanged()
+}
+
+// feeds runs one change feed per served provider that reports changes.
+type feeds struct {
+	mu      sync.Mutex
+	ctx     context.Context // nil until started
+	cancel  context.CancelFunc
+	sink    ChangeSink
+	cfg     runtime.ChangeFeedConfig
+	log     *slog.Logger
+	wg      sync.WaitGroup
+	running map[*Provider]context.CancelFunc
+}
+
+// StartFeeds runs a change feed for each served provider that reports
+// changes, configured by cfg (set WithActive to ask providers only while
+// someone would hear), and forwards what they report to sink, under the
+// name the server knows each provider by. The feeds follow every reload
+// and stop with ctx or Close. Call it once.
+func (s *Set) StartFeeds(ctx context.Context, sink ChangeSink, cfg runtime.ChangeFeedConfig) {
+	s.mu.Lock() // no reload between taking the generation and subscribing
+	defer s.mu.Unlock()
+	f := &s.feeds
+	f.mu.Lock()
+	f.ctx, f.cancel = context.WithCancel(ctx)
+	f.sink, f.cfg, f.log, f.running = sink, cfg, s.log, map[*Provider]context.CancelFunc{}
+	f.mu.Unlock()
+	s.Subscribe(f.follow)
+	f.follow(s.Current())
+}
+
+// follow starts a feed for each provider of g that reports changes and has
+// none, and stops the feeds of providers g no longer serves.
+func (f *feeds) follow(g *Generation) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx == nil || f.ctx.Err() != nil {
+		return
+	}
+	served := map[*Provider]bool{}
+	for _, p := range g.providers {
+		if !p.reportsChanges() {
+			continue
+		}
+		served[p] = true
+		if f.running[p] == nil {
+			f.start(p)
+		}
+	}
+	for p, stop := range f.running {
+		if !served[p] {
+			stop()
+			delete(f.running, p)
+		}
+	}
+}
+
+// start runs the feed of p; f.mu is held.
+func (f *feeds) start(p *Provider) {
+	ctx, cancel := context.WithCancel(f.ctx)
+	f.running[p] = cancel
+	name := p.Name()
+	f.wg.Go(func() {
+		err := p.watchChanges(ctx, f.cfg, func(res *abi.ChangesResult) {
+			if len(res.Updated) > 0 {
+				f.sink.ResourcesUpdated(name, res.Updated...)
+			}
+			if res.ListChanged {
+				f.sink.ResourceListChanged()
+			}
+		})
+		if err != nil {
+			f.log.Warn("provider changes are not watched", "provider", name, "error", err)
+		}
+	})
+}
+
+// close stops every feed and waits for them.
+func (f *feeds) close() {
+	f.mu.Lock()
+	if f.cancel != nil {
+		f.cancel()
+	}
+	clear(f.running)
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// count is how many feeds run now.
+func (f *feeds) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.running)
+}
