@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/gctune"
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
@@ -71,6 +72,8 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	gcPercent, gcLimit := gctune.Apply() // a server's garbage: see internal/gctune
+	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", gcLimit)
 	tr, err := transportFromFlags(c, log) // http.go
 	defer func() { _ = tr.close() }()
 	if err != nil {
