@@ -86,6 +86,16 @@ export function writeUTF8(b: ByteBuffer, s: string): i32 {
     let p = b.ptr + <usize>b.length;
     const first = p;
     for (; i < end; i++) {
+      // Four ASCII units per step while they last: the host charges every
+      // loop iteration (its deadline check), so fewer steps is faster.
+      while (i + 4 <= end) {
+        const u = load<u64>(src + (<usize>i << 1));
+        if ((u & 0xff80ff80ff80ff80) != 0) break;
+        store<u32>(p, <u32>((u & 0xff) | ((u >> 8) & 0xff00) | ((u >> 16) & 0xff0000) | ((u >> 24) & 0xff000000)));
+        p += 4;
+        i += 4;
+      }
+      if (i >= end) break;
       let c = <u32>load<u16>(src + (<usize>i << 1));
       if (c < 0x80) {
         store<u8>(p++, <u8>c);
