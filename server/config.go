@@ -128,7 +128,10 @@ func (c Config) WithAuditLogger(l *slog.Logger) Config {
 	return c
 }
 
-func (c Config) validate() error {
+// Validate reports what New would refuse in c, providers aside. New calls
+// it; a caller may call it first to refuse a bad configuration before the
+// costly work of loading providers.
+func (c Config) Validate() error {
 	if c.pageSize < 1 || c.pageSize > MaxPageSize {
 		return fmt.Errorf("page size %d out of range: use 1 to %d", c.pageSize, MaxPageSize)
 	}

@@ -35,7 +35,7 @@ type Server struct {
 // New validates cfg, checks the providers (valid describe, distinct names,
 // disjoint uri spaces) and returns a Server ready to serve.
 func New(cfg Config) (*Server, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring server: %w", err)
 	}
 	if cfg.requestTimeout == 0 {

@@ -66,7 +66,7 @@ func connectLive(t *testing.T, revision string, args ...string) (*mcp.ClientSess
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	full := append([]string{"serve", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"), "--log-level", "warn"}, args...)
+	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args...)
 	cmd := exec.CommandContext(ctx, binary(t), full...)
 	cmd.Stderr = testWriter{t}
 	client, h := liveClient()

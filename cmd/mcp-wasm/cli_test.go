@@ -17,11 +17,15 @@ func fixture(parts ...string) string {
 	return filepath.Join(append([]string{testguest.Root(), "testdata"}, parts...)...)
 }
 
-// runCLI runs the whole CLI in-process with a private cache directory.
+// runCLI runs the whole CLI in-process. Its compilation cache is the one
+// the end-to-end tests share (as one user's runs share theirs): a cold
+// compile of a 4 MB Go guest under -race on a busy 2-core machine takes
+// most of the default compile timeout, once per module is enough. A test
+// of the cache itself passes its own --cache-dir, which wins.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	full := append([]string{"mcp-wasm", args[0], "--cache-dir", filepath.Join(t.TempDir(), "cache"), "--log-level", "warn"}, args[1:]...)
+	full := append([]string{"mcp-wasm", args[0], "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args[1:]...)
 	code := run(context.Background(), full, bytes.NewReader(nil), &out, &errb)
 	return code, out.String(), errb.String()
 }

@@ -54,7 +54,7 @@ func connect(t *testing.T, revision string, args ...string) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	full := append([]string{"serve", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"), "--log-level", "warn"}, args...)
+	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args...)
 	cmd := exec.CommandContext(ctx, binary(t), full...)
 	cmd.Stderr = testWriter{t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
@@ -266,7 +266,7 @@ func TestE2E_StartupErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := exec.Command(binary(t), append([]string{"serve", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache")}, tc.args...)...).CombinedOutput()
+			out, err := exec.Command(binary(t), append([]string{"serve", "--cache-dir", testguest.CompileCache()}, tc.args...)...).CombinedOutput()
 			var ee *exec.ExitError
 			require.True(t, errors.As(err, &ee), "serve must fail: %s", out)
 			require.Equal(t, 1, ee.ExitCode())

@@ -43,7 +43,7 @@ type httpServer struct {
 // until it prints its URL.
 func startHTTP(t *testing.T, env []string, args ...string) *httpServer {
 	t.Helper()
-	full := append([]string{"serve", "--http", "127.0.0.1:0", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache")}, args...)
+	full := append([]string{"serve", "--http", "127.0.0.1:0", "--cache-dir", testguest.CompileCache()}, args...)
 	s := &httpServer{cmd: exec.Command(binary(t), full...), done: make(chan struct{})}
 	s.cmd.Env = append(os.Environ(), env...)
 	pipe, err := s.cmd.StderrPipe()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -143,7 +142,7 @@ func loadObserved(t *testing.T, m *metrics.Set, limits config.Limits) *served.Se
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithObserver(m).WithReadCache(0). // count every read as a guest call
-												WithCacheDir(filepath.Join(testguest.Root(), "build", "e2e-cache")))
+												WithCacheDir(testguest.CompileCache()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
 	cfg := &config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}}

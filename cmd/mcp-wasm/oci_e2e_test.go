@@ -34,7 +34,7 @@ const (
 )
 
 // e2eCache is the cache directory the serve tests share (compiled guests).
-func e2eCache() string { return filepath.Join(testguest.Root(), "build", "e2e-cache") }
+func e2eCache() string { return testguest.CompileCache() }
 
 // ociCLI runs the CLI in-process with the shared cache directory.
 func ociCLI(t *testing.T, args ...string) (int, string) {

@@ -44,7 +44,7 @@ func TestE2E_cursorCycle(t *testing.T) {
 		t.Run("page "+pageSize, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"),
+			cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", testguest.CompileCache(),
 				"--module", cycle, "--module", notes, "--page-size", pageSize)
 			stderr := &lockedBuffer{}
 			cmd.Stderr = stderr

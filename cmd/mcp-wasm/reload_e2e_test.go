@@ -38,7 +38,7 @@ func hotReload(t *testing.T, revision string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), "serve", "--config", f.path, "--log-level", "info",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"))
+		"--cache-dir", testguest.CompileCache())
 	cmd.Stderr = f.logs
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-reload", Version: "1"}, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { f.listed.Add(1) },

@@ -85,6 +85,22 @@ func serveAction(c *cli.Context) error {
 		}
 	}
 	m := metrics.NewSet() // metrics.go: served at /metrics with --http
+	scfg := server.NewConfig()
+	if c.IsSet("request-timeout") {
+		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
+	}
+	scfg = scfg.WithLogger(log).
+		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
+		WithResourceTools(c.Bool("resource-tools")).
+		// The runtime's own deadline fires first and labels the timeout;
+		// the server's is the backstop for waits outside the guest.
+		WithCallTimeout(cfg.MaxTimeout()+time.Second).
+		WithImplementation("mcp-wasm", version).
+		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
+		WithObserver(m.Transport(tr.name()))
+	if err := scfg.Validate(); err != nil { // before compiling anything
+		return usageError("configuring server: %v", err)
+	}
 	rt, err := newRuntime(c, log, m)
 	if err != nil {
 		return err
@@ -99,19 +115,7 @@ func serveAction(c *cli.Context) error {
 		return failure(err)
 	}
 	logLoaded(c, log, first)
-	scfg := server.NewConfig()
-	if c.IsSet("request-timeout") {
-		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
-	}
-	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithLogger(log).
-		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
-		WithResourceTools(c.Bool("resource-tools")).
-		// The runtime's own deadline fires first and labels the timeout;
-		// the server's is the backstop for waits outside the guest.
-		WithCallTimeout(cfg.MaxTimeout()+time.Second).
-		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
-		WithObserver(m.Transport(tr.name())))
+	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...))
 	if err != nil {
 		first.Close(c.Context)
 		return failure(err)

@@ -20,7 +20,7 @@ import (
 func TestE2E_SIGTERMFinishesInFlight(t *testing.T) {
 	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
 	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "1s",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"), "--log-level", "warn")
+		"--cache-dir", testguest.CompileCache(), "--log-level", "warn")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -55,7 +55,7 @@ func TestE2E_SIGTERMFinishesInFlight(t *testing.T) {
 func TestE2E_SIGTERMEndsListens(t *testing.T) {
 	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
 	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "1s",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "e2e-cache"), "--log-level", "warn")
+		"--cache-dir", testguest.CompileCache(), "--log-level", "warn")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()

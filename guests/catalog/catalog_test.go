@@ -90,7 +90,7 @@ func record[T any](r T, err error) outcome {
 // runtime, as the server would, and records what it answered.
 func runtimeTranscript(t *testing.T, wasm string) map[string]any {
 	ctx := t.Context()
-	rt, err := runtime.New(ctx, runtime.NewConfig())
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testguest.CompileCache()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1))

@@ -33,6 +33,15 @@ func Root() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// CompileCache returns the compilation cache directory tests share
+// (runtime.Config.WithCacheDir, serve --cache-dir): a cold compile of a
+// 4 MB Go guest under -race on a busy 2-core machine takes most of the
+// default compile timeout, and one per module per machine is enough.
+// Tests of the cache itself use their own directory.
+func CompileCache() string {
+	return filepath.Join(Root(), "build", "e2e-cache")
+}
+
 // hashTree hashes the files with the given suffixes under dirs.
 func hashTree(tb testing.TB, salt string, dirs []string, suffixes ...string) string {
 	tb.Helper()
