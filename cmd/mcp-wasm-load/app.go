@@ -16,7 +16,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{runCommand(), serveNativeCommand(), tableCommand()},
+		Commands:        []*cli.Command{runCommand(), serveNativeCommand(), tableCommand(), filesCommand(), serveFilesNativeCommand()},
 	}
 	if err := app.RunContext(ctx, args); err != nil {
 		fmt.Fprintln(stderr, "mcp-wasm-load:", err)

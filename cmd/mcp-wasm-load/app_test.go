@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
 // syncBuffer is a bytes.Buffer safe to write from the server goroutine.
@@ -89,4 +91,33 @@ func TestRunFailsOnErrors(t *testing.T) {
 	code := run(t.Context(), []string{"mcp-wasm-load", "run", "--url", "http://10.9.8.7:1/mcp", "--duration", "10ms"}, &stdout, &stderr)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr.String(), "not on a loopback address")
+}
+
+// TestFiles runs the side-by-side measurement once, small, through the
+// real binary and the native anchor, and checks each row is a measurement.
+func TestFiles(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"mcp-wasm-load", "files", "--bin", testguest.Binary(t), "--only", "read1k,list1k",
+		"--rounds", "1", "--scale", "0.01"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	rows := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n")[1:] {
+		f := strings.Fields(line)
+		require.GreaterOrEqual(t, len(f), 8, line)
+		rows[f[0]+" "+f[1]] = true
+		ratio, err := strconv.ParseFloat(f[5], 64)
+		require.NoError(t, err, line)
+		require.Positive(t, ratio, line)
+	}
+	require.Equal(t, map[string]bool{"read1k native": true, "read1k wasm": true, "read1k wasm+cache": true,
+		"list1k native": true, "list1k wasm": true}, rows, stdout.String())
+}
+
+// TestMain lets `files` start this test binary as its native anchor, as it
+// starts its own executable outside tests.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "serve-files-native" {
+		os.Exit(run(context.Background(), append([]string{"mcp-wasm-load"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
 }

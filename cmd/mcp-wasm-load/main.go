@@ -4,6 +4,9 @@
 // RSS; `serve-native` serves the conformance fixtures compiled natively
 // into the server, the baseline `mcp-wasm serve --http` with
 // conformance.wasm is compared against. scripts/loadtest.sh runs both.
+// `files` measures the default provider against the Go files provider
+// compiled natively into the same server (`serve-files-native`), side by
+// side over stdio: scripts/files-bench.sh.
 //
 // It is a development tool, not shipped: it targets loopback only and
 // stops by itself.
