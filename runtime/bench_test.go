@@ -53,6 +53,20 @@ func BenchmarkCall(b *testing.B) {
 					}
 				}
 			})
+			// As the MCP server calls: each request on a goroutine of its
+			// own, whose stack starts small.
+			b.Run("read1k/goroutine", func(b *testing.B) {
+				errc := make(chan error)
+				for b.Loop() {
+					go func() {
+						_, err := p.Read(ctx, "bench:///1k")
+						errc <- err
+					}()
+					if err := <-errc; err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 			b.Run("read1k/guest", func(b *testing.B) { benchRaw(b, p, "read", `{"uri":"bench:///1k"}`) })
 			b.Run("list100/full", func(b *testing.B) {
 				for b.Loop() {
