@@ -15,6 +15,9 @@ import (
 // of the expected type under the ABI's strict JSON rules.
 var ErrMalformed = errors.New("malformed payload")
 
+// sharedTextMax is the largest input whose strings share one copy of it.
+const sharedTextMax = 64 << 10
+
 // maxDepth bounds nesting of guest JSON; no payload needs more than 6.
 const maxDepth = 16
 
@@ -38,7 +41,15 @@ func Decode(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: invalid UTF-8", ErrMalformed)
 	}
+	// One copy of a small input: every unescaped string decoded is a
+	// substring of it, so a list page costs one allocation for its strings,
+	// not one per string, and keeps alive no more than it holds plus the
+	// syntax. A large input is mostly one content string, maybe escaped:
+	// its strings are copied one by one.
 	d := &decoder{data: data}
+	if len(data) <= sharedTextMax {
+		d.text = string(data)
+	}
 	d.skipSpace()
 	if err := d.value(codecFor(rv.Elem().Type()), rv.Elem()); err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
@@ -98,6 +109,7 @@ func buildCodec(t reflect.Type, seen map[reflect.Type]*codec) *codec {
 // decoder is a single-pass, type-driven JSON decoder.
 type decoder struct {
 	data  []byte
+	text  string // data as a string, for substrings; empty if data is large
 	pos   int
 	depth int
 	buf   []byte
@@ -213,9 +225,11 @@ func (d *decoder) next(closing byte) (more bool, err error) {
 	return false, d.errf("want ',' or %q", closing)
 }
 
-func (d *decoder) key() (string, error) {
+// key returns the member name, a slice of the input: a lookup of
+// string(name) in a map does not allocate.
+func (d *decoder) key() ([]byte, error) {
 	if d.peek() != '"' {
-		return "", d.errf("want a member name")
+		return nil, d.errf("want a member name")
 	}
 	start := d.pos + 1
 	for i := start; i < len(d.data); i++ {
@@ -224,18 +238,18 @@ func (d *decoder) key() (string, error) {
 			d.pos = i + 1
 			d.skipSpace()
 			if d.peek() != ':' {
-				return "", d.errf("want ':'")
+				return nil, d.errf("want ':'")
 			}
 			d.pos++
 			d.skipSpace()
-			return string(d.data[start:i]), nil
+			return d.data[start:i], nil
 		case c == '\\':
-			return "", d.errf("escaped member name")
+			return nil, d.errf("escaped member name")
 		case c < 0x20:
-			return "", d.errf("control character in member name")
+			return nil, d.errf("control character in member name")
 		}
 	}
-	return "", d.errf("unterminated member name")
+	return nil, d.errf("unterminated member name")
 }
 
 func (d *decoder) object(c *codec, v reflect.Value) error {
@@ -253,12 +267,12 @@ func (d *decoder) object(c *codec, v reflect.Value) error {
 		if err != nil {
 			return err
 		}
-		f, ok := c.fields[name]
+		f, ok := c.fields[string(name)]
 		if !ok {
-			return fmt.Errorf("unknown member %s in %s", sanitizeKey(name), c.typ.Name())
+			return fmt.Errorf("unknown member %s in %s", sanitizeKey(string(name)), c.typ.Name())
 		}
 		if seen&(1<<f.index) != 0 {
-			return fmt.Errorf("duplicate member %s", sanitizeKey(name))
+			return fmt.Errorf("duplicate member %s", sanitizeKey(string(name)))
 		}
 		seen |= 1 << f.index
 		if err := d.value(f.codec, v.Field(f.index)); err != nil {
@@ -274,21 +288,19 @@ func (d *decoder) array(c *codec, v reflect.Value) error {
 	if err := d.enter('['); err != nil {
 		return err
 	}
-	s := reflect.MakeSlice(c.typ, 0, 4)
+	v.Set(reflect.MakeSlice(c.typ, 0, 4)) // v is addressable: a field or a pointer's element
 	if d.peek() == ']' {
 		d.pos++
 		d.depth--
-		v.Set(s)
 		return nil
 	}
 	for i := 0; ; i++ {
-		s = reflect.Append(s, reflect.Zero(c.typ.Elem()))
-		if err := d.value(c.elem, s.Index(i)); err != nil {
+		v.Grow(1) // amortized doubling; no zero value to build and copy
+		v.SetLen(i + 1)
+		if err := d.value(c.elem, v.Index(i)); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
-		more, err := d.next(']')
-		if !more {
-			v.Set(s)
+		if more, err := d.next(']'); !more {
 			return err
 		}
 	}
@@ -306,10 +318,11 @@ func (d *decoder) mapValue(c *codec, v reflect.Value) error {
 		return nil
 	}
 	for {
-		name, err := d.key()
+		nb, err := d.key()
 		if err != nil {
 			return err
 		}
+		name := string(nb)
 		if m.MapIndex(reflect.ValueOf(name)).IsValid() {
 			return fmt.Errorf("duplicate member %s", sanitizeKey(name))
 		}
@@ -337,6 +350,9 @@ func (d *decoder) str() (string, error) {
 	}
 	if i < len(d.data) && d.data[i] == '"' {
 		d.pos = i + 1
+		if d.text != "" {
+			return d.text[start:i], nil
+		}
 		return string(d.data[start:i]), nil
 	}
 	if cap(d.buf) < len(d.data)-start {

@@ -1,7 +1,9 @@
 package abi
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,4 +87,26 @@ func TestDecode_AllOutputTypes(t *testing.T) {
 	require.NoError(t, Decode([]byte(`{"resources":[{"uri":"n:a","name":"a","size":0,"annotations":{"priority":0}}]}`), &l))
 	require.NotNil(t, l.Resources[0].Size, "size 0 must survive decoding")
 	require.NotNil(t, l.Resources[0].Annotations.Priority, "priority 0 must survive decoding")
+}
+
+// TestDecode_SmallAndLargeAgree: a payload up to sharedTextMax decodes its
+// strings as substrings of one copy, a larger one copies them one by one;
+// both give what encoding/json gives, escapes included.
+func TestDecode_SmallAndLargeAgree(t *testing.T) {
+	for _, n := range []int{1, 10, sharedTextMax / 80, sharedTextMax / 40} {
+		var sb strings.Builder
+		sb.WriteString(`{"resources":[`)
+		for i := range n {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `{"uri":"x:///%d","name":"n\u00e9 %d","mimeType":"text/plain","size":%d}`, i, i, i)
+		}
+		sb.WriteString(`]}`)
+		in := []byte(sb.String())
+		var got, want ListResult
+		require.NoError(t, Decode(in, &got))
+		require.NoError(t, json.Unmarshal(in, &want))
+		require.Equal(t, want, got, "%d resources, %d bytes", n, len(in))
+	}
 }
