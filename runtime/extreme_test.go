@@ -251,3 +251,52 @@ func FuzzExtremeModules(f *testing.F) {
 		runExtreme(t, testguest.Binary(t), extremeModule(fam, s))
 	})
 }
+
+// TestOverLimitModules: modules of a few bytes that declare what would make
+// the compiler allocate without bound (billions of locals, functions or
+// table entries) are refused by every command that loads a module, before
+// wazero sees them: exit 1, the limit and the offending count named, and a
+// peak RSS of an idle process.
+func TestOverLimitModules(t *testing.T) {
+	header := []byte("\x00asm\x01\x00\x00\x00")
+	typeSec := []byte{1, 4, 1, 0x60, 0, 0} // one type: () -> ()
+	locals := &bt.Module{}
+	locals.Type(nil, nil)
+	locals.Funcs = []bt.Func{{Locals: []bt.Local{{Count: 0xffffffff, Type: 0x7f}}}}
+	table := &bt.Module{}
+	table.Tables = []bt.Table{{RefType: 0x70, Limits: bt.Limits{Min: 0xffffffff}}}
+	modules := []struct {
+		name, limit, count string
+		wasm               []byte
+	}{
+		{"locals", "LocalsPerFunction", "4294967295", locals.Bytes()},
+		// A function section that declares 2^32-1 functions and holds none.
+		{"functions", "function count", "4294967295", bt.Cat(header, typeSec, []byte{3, 5, 0xff, 0xff, 0xff, 0xff, 0x0f})},
+		{"table", "TableSize", "4294967295", table.Bytes()},
+	}
+	bin := testguest.Binary(t)
+	for _, m := range modules {
+		path := filepath.Join(t.TempDir(), m.name+".wasm")
+		require.NoError(t, os.WriteFile(path, m.wasm, 0o644))
+		for _, args := range [][]string{{"inspect", path}, {"call", path, "describe"}, {"serve", "--module", path}} {
+			t.Run(m.name+"/"+args[0], func(t *testing.T) {
+				cmd := exec.Command(bin, append([]string{args[0], "--cache-dir", ""}, args[1:]...)...)
+				outPath := filepath.Join(t.TempDir(), "out") // a file: runPeakRSS waits for the process, not for copiers
+				f, err := os.Create(outPath)
+				require.NoError(t, err)
+				cmd.Stdout, cmd.Stderr = f, f
+				status, rss, err := runPeakRSS(cmd, time.Minute)
+				_ = f.Close()
+				require.NoError(t, err)
+				b, err := os.ReadFile(outPath)
+				require.NoError(t, err)
+				out := string(b)
+				require.True(t, status.Exited(), "killed: %v", status.Signal())
+				require.Equal(t, 1, status.ExitStatus(), out)
+				require.Contains(t, out, m.limit, "the refusal names the limit or the truncation")
+				require.Contains(t, out, m.count, "and the offending count")
+				require.Less(t, rss, int64(128<<20), "refused before anything large was allocated")
+			})
+		}
+	}
+}

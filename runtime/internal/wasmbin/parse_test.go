@@ -114,7 +114,7 @@ func TestParseMalformed(t *testing.T) {
 func TestLimits(t *testing.T) {
 	small := DefaultLimits()
 	small.Types, small.Functions, small.Imports, small.Exports, small.Globals = 3, 3, 1, 2, 2
-	small.DataSegments, small.ElemSegments, small.Tables = 1, 1, 1
+	small.DataSegments, small.ElemSegments, small.Tables = 1, 2, 2
 	small.Params, small.Results, small.LocalsPerFunction, small.TotalLocals = 2, 2, 5, 8
 	small.BodySize, small.TableSize, small.TotalTableSize, small.ElemEntries = 64, 10, 10, 4
 	small.BranchesPerFunction, small.CompileProduct = 5, 10
@@ -170,7 +170,16 @@ func TestLimits(t *testing.T) {
 				m.Globals = append(m.Globals, bt.Global{Type: typeI32, Init: bt.Cat(bt.I32Const(0), []byte{opEnd})})
 			}
 		}},
-		{"Tables", 2, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref}, {RefType: typeFuncref}} }},
+		{"Tables", 3, func(m *bt.Module) {
+			m.Tables = []bt.Table{{RefType: typeFuncref}, {RefType: typeFuncref}, {RefType: typeFuncref}}
+		}},
+		{"TotalTableSize", 12, func(m *bt.Module) {
+			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 6}}, {RefType: typeFuncref, Limits: bt.Limits{Min: 6}}}
+		}},
+		{"DataSegments", 2, func(m *bt.Module) {
+			m.Memory = &bt.Limits{Min: 1}
+			m.Data = [][]byte{[]byte("a"), []byte("b")}
+		}},
 		{"TableSize", 11, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 11}}} }},
 		{"TableSize", 4294967295, func(m *bt.Module) { m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 0xffffffff}}} }},
 		{"MemoryPages", 3, func(m *bt.Module) { m.Memory = &bt.Limits{Min: 3} }},
@@ -179,10 +188,16 @@ func TestLimits(t *testing.T) {
 			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 5}}}
 			m.Elems = []bt.Elem{{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: []uint32{0, 0, 0, 0, 0}}}
 		}},
-		{"ElemSegments", 2, func(m *bt.Module) {
+		{"ElemSegments", 3, func(m *bt.Module) {
 			m.Funcs = append(m.Funcs, fn(0))
 			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 5}}}
 			seg := bt.Elem{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: []uint32{0}}
+			m.Elems = []bt.Elem{seg, seg, seg}
+		}},
+		{"TotalElemEntries", 8, func(m *bt.Module) {
+			m.Funcs = append(m.Funcs, fn(0))
+			m.Tables = []bt.Table{{RefType: typeFuncref, Limits: bt.Limits{Min: 5}}}
+			seg := bt.Elem{Offset: bt.Cat(bt.I32Const(0), []byte{opEnd}), Funcs: []uint32{0, 0, 0, 0}}
 			m.Elems = []bt.Elem{seg, seg}
 		}},
 		{"Exports", 3, func(m *bt.Module) {
@@ -192,12 +207,22 @@ func TestLimits(t *testing.T) {
 			m.Memory = &bt.Limits{Min: 1}
 		}},
 	}
+	t.Run("Memories", func(t *testing.T) { // two memory definitions, which the builder cannot write
+		_, err := Parse([]byte("\x00asm\x01\x00\x00\x00\x05\x05\x02\x00\x01\x00\x01"), small)
+		var lim *LimitError
+		require.ErrorAs(t, err, &lim, "want a limit error")
+		require.Equal(t, "Memories", lim.Limit)
+		require.Equal(t, uint64(2), lim.Count)
+	})
 	for _, c := range cases {
 		t.Run(c.limit, func(t *testing.T) {
 			m := &bt.Module{}
 			m.Type(nil, nil)
 			c.build(m)
-			_, err := Parse(m.Bytes(), small)
+			mod, err := Parse(m.Bytes(), small)
+			if err == nil { // a limit of the whole module's tables, checked as the rewrite bounds them
+				_, err = mod.Instrument(Options{})
+			}
 			var lim *LimitError
 			require.ErrorAs(t, err, &lim, "want a limit error")
 			require.Equal(t, c.limit, lim.Limit)
