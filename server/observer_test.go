@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -114,4 +115,31 @@ func TestObservedMethodBoundsLabels(t *testing.T) {
 	require.Equal(t, "other", observedMethod("x/"+string(make([]byte, 100))))
 	require.Equal(t, "ok", outcome(nil))
 	require.Equal(t, "-32601", outcome(methodNotFound("x")))
+}
+
+// TestObserverToolsView: a call of the resource tools view is counted as
+// tools/call, and a tool error result for a not found is counted with the
+// code the same failure has on resources/read, on both eras.
+func TestObserverToolsView(t *testing.T) {
+	for _, rev := range []string{"2025-11-25", ""} {
+		t.Run("revision="+rev, func(t *testing.T) {
+			obs := &recordingObserver{}
+			s := newServer(t, NewConfig().WithProviders(notesProvider()).WithResourceTools(true).WithObserver(obs))
+			cs := connect(t, s, rev)
+			ctx := t.Context()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": "notes:///hello"}})
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": "notes:///nope"}})
+			require.NoError(t, err)
+			require.True(t, res.IsError, "a not found is a tool error result")
+			_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes:///nope"})
+			code := rpcError(t, err).Code
+
+			got := obs.snapshot()
+			require.Contains(t, got.requests, "tools/call ok")
+			require.Contains(t, got.requests, "tools/call "+strconv.FormatInt(code, 10), "counted as the read's not found")
+			require.Contains(t, got.requests, "resources/read "+strconv.FormatInt(code, 10))
+		})
+	}
 }
