@@ -115,6 +115,9 @@ func TestE2E_OCIPushPullServe(t *testing.T) {
 	require.NotContains(t, uris(t, cs), "file:///hello.txt")
 	require.NoError(t, cs.Close())
 	require.Equal(t, []string{"file:///hello.txt"}, serve(pinned))
+	code, out = ociCLI(t, "call", "--allow-dir", f.data, "--insecure-registry", f.reg.Host, pinned, "list")
+	require.Zero(t, code, out)
+	require.Contains(t, out, "hello.txt", "call runs a registry reference as serve does")
 
 	// Offline: the pinned module loads from the store.
 	f.reg.Close()
@@ -239,4 +242,11 @@ func TestE2E_LocalModuleSignature(t *testing.T) {
 	code, out = ociCLI(t, callArgs...)
 	require.Zero(t, code, out)
 	require.Contains(t, out, "provider")
+
+	// inspect shows a local module's digest and its verified signer, as it
+	// does for a registry's.
+	code, out = ociCLI(t, append(append([]string{"inspect", "--allow-dir", dir}, policy...), module)...)
+	require.Zero(t, code, out)
+	require.Contains(t, out, "sha256      "+oci.Digest(defaultprovider.Wasm()))
+	require.Contains(t, out, "signer      "+alice+" (issuer "+issuer+") (verified")
 }
