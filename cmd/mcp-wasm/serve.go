@@ -99,7 +99,7 @@ func serveAction(c *cli.Context) error {
 		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
 		WithObserver(m.Transport(tr.name()))
 	if err := scfg.Validate(); err != nil { // before compiling anything
-		return usageError("configuring server: %v", err)
+		return failure(fmt.Errorf("configuring server: %w", err))
 	}
 	rt, err := newRuntime(c, log, m)
 	if err != nil {
