@@ -63,6 +63,7 @@ func filesCommand() *cli.Command {
 			&cli.StringFlag{Name: "bin", Value: "build/mcp-wasm", Usage: "the mcp-wasm binary"},
 			&cli.IntFlag{Name: "rounds", Value: 7, Usage: "alternating rounds per measurement"},
 			&cli.StringFlag{Name: "only", Usage: "comma-separated scenarios to run (read1k, read64k, read1m, list1k, list10k, list100k)"},
+			&cli.StringFlag{Name: "protocol", Value: "2025-11-25", Usage: "the client's protocol `REVISION`: on 2026-07-28 the go-sdk client answers repeated reads and lists from its own cache while the result's ttlMs lasts, and the server is not asked"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the reads per round by `F` (a quick look: 0.05)"},
 		},
 		Action: filesAction,
@@ -123,7 +124,7 @@ func filesAction(c *cli.Context) error {
 		if s.cached {
 			servers = append(servers, namedCmd{"wasm+cache", []string{c.String("bin"), "serve", "--allow-dir", dir, "--log-level", "error"}})
 		}
-		res, err := measure(c.Context, s, dir, servers, c.Int("rounds"))
+		res, err := measure(c.Context, s, dir, servers, c.Int("rounds"), c.String("protocol"))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -148,9 +149,10 @@ type result struct {
 }
 
 // measure starts every server, warms each up, then alternates rounds.
-func measure(ctx context.Context, s scenario, dir string, servers []namedCmd, rounds int) ([]result, error) {
+func measure(ctx context.Context, s scenario, dir string, servers []namedCmd, rounds int, protocol string) ([]result, error) {
 	type running struct {
 		cs   *mcp.ClientSession
+		uri  string // of the file read
 		pid  int
 		cpus []time.Duration
 		wall []time.Duration
@@ -164,23 +166,33 @@ func measure(ctx context.Context, s scenario, dir string, servers []namedCmd, ro
 	for _, sv := range servers {
 		cmd := exec.CommandContext(ctx, sv.argv[0], sv.argv[1:]...)
 		cmd.Stderr = os.Stderr
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "files-bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "files-bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
+			&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", sv.name, err)
 		}
 		rs = append(rs, &running{cs: cs, pid: cmd.Process.Pid})
 	}
-	uri := ""
-	if s.uri != "" {
-		uri = "file://" + filepath.ToSlash(filepath.Join(dir, s.uri))
-		if _, err := rs[0].cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil {
-			uri = "file:///" + s.uri // a provider that names files by their path in the mount
+	for _, r := range rs {
+		if s.uri == "" {
+			break
+		}
+		// A file's real path, or its path in the mount for a provider that
+		// names files so.
+		for _, uri := range []string{"file://" + filepath.ToSlash(filepath.Join(dir, s.uri)), "file:///" + s.uri} {
+			if _, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+				r.uri = uri
+				break
+			}
+		}
+		if r.uri == "" {
+			return nil, fmt.Errorf("no URI of %s reads", s.uri)
 		}
 	}
 	op := func(r *running) (int, error) {
 		if s.reads > 0 {
 			for range s.reads {
-				if _, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil {
+				if _, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.uri}); err != nil {
 					return 0, err
 				}
 			}
