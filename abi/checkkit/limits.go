@@ -5,11 +5,6 @@ import (
 	"time"
 )
 
-var (
-	now   = time.Now
-	since = time.Since
-)
-
 // checkLimits compares the slowest call and the largest linear memory the
 // run saw with the limits the host enforces: a provider that needs half
 // its deadline here, with a tiny test load, will hit it in production.
