@@ -24,6 +24,8 @@ package checkkit
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
@@ -246,3 +248,22 @@ func (c *Check) add(p Problem) bool {
 func (c *Check) skip(reason string) { c.Status, c.Reason = Skip, reason }
 
 func (c *Check) note(s string) { c.Notes = append(c.Notes, s) }
+
+// Summary is the failed checks of r, one problem a paragraph (what, why,
+// fix), for a test's failure message; "" when r passed.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	for _, c := range r.Checks {
+		if c.Status != Fail {
+			continue
+		}
+		fmt.Fprintf(&b, "FAIL %s: %s\n", c.Name, c.Title)
+		for _, p := range c.Problems {
+			fmt.Fprintf(&b, "  %s\n    why: %s\n    fix: %s\n", p.What, p.Why, p.Fix)
+		}
+		if c.Omitted > 0 {
+			fmt.Fprintf(&b, "  (%d more problems not shown)\n", c.Omitted)
+		}
+	}
+	return b.String()
+}
