@@ -108,4 +108,6 @@ type fakeT struct {
 	msg    string
 }
 
-func (f *fakeT) Errorf(format string, args ...any) { f.failed, f.msg = true, fmt.Sprintf(format, args...) }
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.failed, f.msg = true, fmt.Sprintf(format, args...)
+}
