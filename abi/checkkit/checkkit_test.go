@@ -81,6 +81,10 @@ func (f *fake) Templates(_ context.Context, cursor string) (*abi.TemplatesResult
 func (f *fake) Read(_ context.Context, uri string) (*abi.ReadResult, error) {
 	f.reads++
 	id, _ := strings.CutPrefix(uri, "fake:///items/")
+	if f.bug == "drill" && id == "d%2Fa" {
+		text := "in d"
+		return &abi.ReadResult{Contents: []abi.Content{{URI: uri, Text: &text}}}, nil
+	}
 	for _, it := range fakeItems {
 		if it.id != id {
 			continue
@@ -106,6 +110,12 @@ func (f *fake) Read(_ context.Context, uri string) (*abi.ReadResult, error) {
 func (f *fake) Complete(_ context.Context, req abi.CompleteRequest) (*abi.CompleteResult, error) {
 	if f.bug == "complete" {
 		return &abi.CompleteResult{Values: []string{"zzz"}}, nil
+	}
+	if f.bug == "drill" { // a path: "d/" is a step towards "d/a"
+		if req.Argument.Value == "" {
+			return &abi.CompleteResult{Values: []string{"d/"}}, nil
+		}
+		return &abi.CompleteResult{Values: []string{"d/a"}}, nil
 	}
 	var vals []string
 	for _, it := range fakeItems {
@@ -226,6 +236,15 @@ func TestRunNamesTheRuleABugBreaks(t *testing.T) {
 			require.Contains(t, text, tc.why)
 		})
 	}
+}
+
+// A completion may offer a step towards a value (a directory of a path):
+// the battery completes on it, as a client would, and reads what it finds.
+func TestTemplatesDrillIntoPartialValues(t *testing.T) {
+	r := Run(context.Background(), subject("drill"), Options{})
+	require.True(t, r.Passed, "%+v", r.Checks)
+	require.Equal(t, 7, r.Stats.Reads) // five listed, "d%2F" (not found), then "d%2Fa"
+	require.Equal(t, Pass, r.Checks[4].Status)
 }
 
 func TestDescribeMustMatchExports(t *testing.T) {

@@ -3,6 +3,7 @@ package checkkit
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -86,50 +87,103 @@ func (b *battery) pageTemplates(c *Check) {
 	}
 }
 
+// offered is how many values of one completion the battery tries to
+// read, and drill how many times it completes further into a value that
+// did not read (a directory "docs/" of a path, say, offered to be
+// completed on).
+const (
+	offered = 10
+	drill   = 5
+)
+
 // completeAndRead completes every variable of t in turn (each with the
-// values chosen before it as context, as a client sends them) and reads
-// the expansion. It reports whether the check should go on.
+// values chosen before it as context, as a client sends them; the first
+// value offered for all but the last) and reads expansions with the values
+// offered for the last: one of them must read. A value that does not read
+// may be a step towards one (a directory of a path): the battery completes
+// on it, as a client would, a few levels deep. It reports whether the
+// check should go on.
 func (b *battery) completeAndRead(c *Check, t *abi.ResourceTemplate) bool {
 	vars, _ := templateVars(t.URITemplate)
 	chosen := map[string]string{}
-	for _, v := range vars {
-		req := abi.CompleteRequest{Template: t.URITemplate, Argument: abi.CompleteArgument{Name: v}}
-		if len(chosen) > 0 {
-			req.Arguments = copyMap(chosen)
+	for i, v := range vars {
+		values, ok, goOn := b.completeVar(c, t, v, "", chosen)
+		if !ok {
+			return goOn
 		}
-		o := b.complete(req)
-		if o.err != nil {
-			if errors.Is(o.err, abi.ErrInvalidParams) {
-				c.note(fmt.Sprintf("complete {%s} of %s: %s (a provider may decline to complete a variable)", v, quote(t.URITemplate), why(o.err)))
-				return true
-			}
-			return c.add(Problem{What: b.log[len(b.log)-1].what, Why: why(o.err), Fix: fixFor(o.err)})
+		if i < len(vars)-1 {
+			chosen[v] = values[0]
+			continue
 		}
-		if len(o.res.Values) == 0 {
-			c.note(fmt.Sprintf("complete {%s} of %s with nothing typed offers no value, so the battery read nothing through it", v, quote(t.URITemplate)))
+		if !b.declares(abi.OpRead) {
 			return true
 		}
-		chosen[v] = o.res.Values[0]
+		return b.readOffered(c, t, v, values, chosen)
 	}
-	if !b.declares(abi.OpRead) || b.rep.Stats.Reads >= b.opts.MaxReads {
-		return true
-	}
-	uri, err := expand(t.URITemplate, chosen)
-	if err != nil {
-		return c.add(Problem{What: "template " + quote(t.URITemplate), Why: why(err), Fix: "write an RFC 6570 template"})
-	}
-	o := b.read(uri)
-	b.rep.Stats.Reads++
-	if o.err != nil {
-		fix := fixFor(o.err)
-		if errors.Is(o.err, abi.ErrNotFound) || errors.Is(o.err, abi.ErrInvalidParams) {
-			fix = "complete must offer values that exist: a client reads what it is offered; derive completions from the same data read serves"
-		}
-		return c.add(Problem{What: fmt.Sprintf("read %s (template %s with the first completion of each variable: %s)", quote(uri), quote(t.URITemplate), argsText(chosen)),
-			Why: why(o.err), Fix: fix})
-	}
-	b.reads = append(b.reads, readDone{uri: uri, res: o.res, template: t})
 	return true
+}
+
+// completeVar asks for the values of v given typed; ok is false when
+// there are none to use, and goOn then says whether the check goes on.
+func (b *battery) completeVar(c *Check, t *abi.ResourceTemplate, v, typed string, chosen map[string]string) (values []string, ok, goOn bool) {
+	req := abi.CompleteRequest{Template: t.URITemplate, Argument: abi.CompleteArgument{Name: v, Value: typed}}
+	if len(chosen) > 0 {
+		req.Arguments = copyMap(chosen)
+	}
+	o := b.complete(req)
+	switch {
+	case o.err != nil && errors.Is(o.err, abi.ErrInvalidParams):
+		c.note(fmt.Sprintf("complete {%s} of %s: %s (a provider may decline to complete a variable)", v, quote(t.URITemplate), why(o.err)))
+		return nil, false, true
+	case o.err != nil:
+		return nil, false, c.add(Problem{What: b.log[len(b.log)-1].what, Why: why(o.err), Fix: fixFor(o.err)})
+	case len(o.res.Values) == 0:
+		c.note(fmt.Sprintf("complete {%s} of %s with %s typed offers no value, so the battery read nothing through it", v, quote(t.URITemplate), quote(typed)))
+		return nil, false, true
+	}
+	return o.res.Values, true, true
+}
+
+// readOffered reads t expanded with each offered value of v in turn,
+// drilling into the first that does not read, until one reads.
+func (b *battery) readOffered(c *Check, t *abi.ResourceTemplate, v string, values []string, chosen map[string]string) bool {
+	var first *Problem
+	for level := 0; level < drill; level++ {
+		for _, val := range values[:min(len(values), offered)] {
+			if b.rep.Stats.Reads >= b.opts.MaxReads {
+				return true
+			}
+			vals := copyMap(chosen)
+			vals[v] = val
+			uri, err := expand(t.URITemplate, vals)
+			if err != nil {
+				return c.add(Problem{What: "template " + quote(t.URITemplate), Why: why(err), Fix: "write an RFC 6570 template"})
+			}
+			o := b.read(uri)
+			b.rep.Stats.Reads++
+			if o.err == nil {
+				b.reads = append(b.reads, readDone{uri: uri, res: o.res, template: t})
+				return true
+			}
+			if first == nil {
+				fix := fixFor(o.err)
+				if errors.Is(o.err, abi.ErrNotFound) || errors.Is(o.err, abi.ErrInvalidParams) {
+					fix = "complete must offer values that lead to something: a client reads what it is offered; derive completions from the same data read serves"
+				}
+				first = &Problem{What: fmt.Sprintf("read %s (template %s, {%s} as completed: %s)", quote(uri), quote(t.URITemplate), v, argsText(vals)),
+					Why: why(o.err), Fix: fix}
+			}
+		}
+		next, ok, goOn := b.completeVar(c, t, v, values[0], chosen)
+		if !ok || slices.Equal(next, values) {
+			if !goOn {
+				return false
+			}
+			break
+		}
+		values = next
+	}
+	return c.add(*first)
 }
 
 func copyMap(m map[string]string) map[string]string {
