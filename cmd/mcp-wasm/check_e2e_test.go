@@ -61,9 +61,10 @@ func TestCheckNamesTheRuleEachBugBreaks(t *testing.T) {
 		{"state", checkkit.CheckFresh, "on a fresh instance the result differs"},
 		{"cursor", checkkit.CheckChanges, "the cursor grew at every poll"},
 		{"memory", checkkit.CheckLimits, "over half the 64.0 MiB limit"},
+		{"endless", checkkit.CheckList, `page 50 still has a nextCursor ("50"): the listing does not end`},
 	} {
 		t.Run(tc.bug, func(t *testing.T) {
-			code, rep := checkJSON(t, checkFixture(t, tc.bug))
+			code, rep := checkJSON(t, "--max-pages", "50", checkFixture(t, tc.bug))
 			require.Equal(t, 1, code)
 			require.False(t, rep.Passed)
 			require.Equal(t, []string{tc.rule}, failedChecks(rep))

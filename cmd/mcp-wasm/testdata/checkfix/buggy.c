@@ -40,6 +40,11 @@ MCPW_EXPORT(list) int32_t fix_list(int32_t in_len) {
 	char *cursor = member(in_len, "cursor");
 	int start = cursor ? atoi(cursor) : 0;
 	free(cursor);
+#ifdef BUG_ENDLESS
+	/* Every page has a next one: a new resource, a new cursor. */
+	mcpw_out_printf("{\"resources\":[{\"uri\":\"" PREFIX "p%d\",\"name\":\"p%d\"}],\"nextCursor\":\"%d\"}", start, start, start + 1);
+	return mcpw_ok();
+#endif
 	if (start < 0 || start >= N)
 		return mcpw_error(MCPW_INVALID_PARAMS, "bad cursor");
 #ifdef BUG_MEMORY
@@ -85,6 +90,13 @@ MCPW_EXPORT(templates) int32_t fix_templates(int32_t in_len) {
 MCPW_EXPORT(read) int32_t fix_read(int32_t in_len) {
 	char *uri = member(in_len, "uri");
 	int i = find(uri);
+#ifdef BUG_ENDLESS
+	if (uri && strncmp(uri, PREFIX "p", strlen(PREFIX) + 1) == 0) {
+		free(uri);
+		i = 0; /* every page's resource reads */
+		uri = strdup(PREFIX "a");
+	}
+#endif
 	if (i < 0) {
 		free(uri);
 #ifdef BUG_KIND
