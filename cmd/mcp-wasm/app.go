@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand(),
-		pushCommand(), pullCommand(), lockCommand()} // push.go, pull.go, lock.go
+		pushCommand(), pullCommand(), lockCommand(), checkCommand(), newCommand()} // push.go, pull.go, lock.go, check.go, new.go
 	exactValues(commands)
 	return &cli.App{
 		Name:    "mcp-wasm",

@@ -142,7 +142,7 @@ type readmeCommand struct {
 	output []string
 }
 
-var invocationRE = regexp.MustCompile(`^(?:go run \./cmd/mcp-wasm|\S*mcp-wasm)\s+(serve|inspect|call|validate|push|pull|lock)\b`)
+var invocationRE = regexp.MustCompile(`^(?:go run \./cmd/mcp-wasm|\S*mcp-wasm)\s+(serve|inspect|call|validate|push|pull|lock|check|new)\b`)
 
 // commands extracts the commands of a block: "$ " lines of a console block
 // (with the lines after them as output), every line of a sh block but

@@ -48,6 +48,7 @@ func TestRepeatableFlags_TakeValuesWhole(t *testing.T) {
 	limits := sorted(append([]string{"allow-dir", "allow-http", "config-env", "config-value", "insecure-registry", "secret-env"}, policy...))
 	require.Equal(t, map[string][]string{
 		"inspect":  limits,
+		"check":    limits,
 		"call":     sorted(append([]string{"arg", "path"}, limits...)),
 		"serve":    sorted(append([]string{"allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
 		"validate": {"insecure-registry"},

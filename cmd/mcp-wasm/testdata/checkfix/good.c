@@ -1,0 +1,2 @@
+/* The buggy provider without a bug (see buggy.c). */
+#include "buggy.c"
