@@ -162,7 +162,7 @@ func AssemblyScript(tb testing.TB, entry string) string {
 }
 
 // Binary builds the mcp-wasm command and returns its path, cached like the
-// guests (keyed by every Go source of the module).
+// guests (keyed by every source it is built from).
 func Binary(tb testing.TB) string {
 	tb.Helper()
 	mu.Lock()
@@ -172,7 +172,15 @@ func Binary(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	key := hashTree(tb, "bin:"+string(sum), []string{filepath.Join(root, "abi"), filepath.Join(root, "cmd"), filepath.Join(root, "internal"), filepath.Join(root, "runtime"), filepath.Join(root, "server")}, ".go", ".wasm", ".json")
+	// Every package the binary links and every file it embeds: the SDKs
+	// and templates `mcp-wasm new` writes, the default provider.
+	var dirs []string
+	for _, d := range []string{"go.mod", "sdkfs.go", "abi", "cmd", "config", "internal", "runtime", "served", "server",
+		"guests/go", "guests/c", "guests/rust/Cargo.toml", "guests/rust/src", "guests/assemblyscript/package.json",
+		"guests/assemblyscript/index.ts", "guests/assemblyscript/assembly"} {
+		dirs = append(dirs, filepath.Join(root, d))
+	}
+	key := hashTree(tb, "bin:"+string(sum), dirs, ".go", ".wasm", ".json", ".c", ".h", ".rs", ".ts", ".toml", ".tmpl", ".go-version")
 	out := filepath.Join(cacheDir(tb), "mcp-wasm-"+key)
 	if _, err := os.Stat(out); err == nil {
 		return out
