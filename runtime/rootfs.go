@@ -38,10 +38,12 @@ type rootFS struct {
 	// track, in an instance's copy of the mount, records the lookups of
 	// the instance's current call (readcache.go).
 	track *fileTrack
-	// only, when set, is the one name this directory holds (a single-file
-	// grant, see openGrant); every other name does not exist.
-	only     string
-	onlyHost string
+	// only, when set, holds the names this directory serves (single-file
+	// grants, see openGrant), guest name -> host name; every other name
+	// does not exist, and a symlink put in place of one is refused (the
+	// operator's symlinks were resolved when the grant was planned).
+	// onlyHost is the reverse map.
+	only, onlyHost map[string]string
 }
 
 // name maps a guest path (relative to the mount, as wazero passes it) to
@@ -51,14 +53,11 @@ func (r *rootFS) name(p string) (string, experimentalsys.Errno) {
 	if p == "" {
 		p = "."
 	}
-	if r.only == "" {
+	if r.only == nil || p == "." {
 		return p, 0
 	}
-	switch p {
-	case ".":
-		return ".", 0
-	case r.only:
-		return r.onlyHost, 0
+	if h, ok := r.only[p]; ok {
+		return h, 0
 	}
 	return "", experimentalsys.ENOENT
 }
@@ -67,6 +66,9 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 	n, errno := r.name(p)
 	if errno != 0 {
 		return sys.Stat_t{}, errno
+	}
+	if r.only != nil && n != "." {
+		follow = false // a symlink in place of a granted file is refused
 	}
 	var fi fs.FileInfo
 	var err error
@@ -79,10 +81,13 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
 	}
+	if r.only != nil && n != "." && !fi.Mode().IsRegular() {
+		return sys.Stat_t{}, experimentalsys.EPERM
+	}
 	if !servable(fi) && fi.Mode()&fs.ModeSymlink == 0 {
 		return sys.Stat_t{}, experimentalsys.EPERM
 	}
-	if r.only != "" && n == "." {
+	if r.only != nil && n == "." {
 		fi = readOnlyDir{FileInfo: fi}
 	}
 	if fi.Mode().IsRegular() && !hostCanRead(fi) {
@@ -129,6 +134,9 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	if errno != 0 {
 		return nil, errno
 	}
+	if r.only != nil && n != "." {
+		flag |= experimentalsys.O_NOFOLLOW // a symlink in place of a granted file is refused
+	}
 	osFlag := os.O_RDONLY | openSafe
 	if flag&experimentalsys.O_NOFOLLOW != 0 {
 		osFlag |= openNoFollow
@@ -148,7 +156,7 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 		return nil, experimentalsys.UnwrapOSError(err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, experimentalsys.ELOOP
-	case !servable(fi):
+	case !servable(fi), r.only != nil && n != "." && !fi.Mode().IsRegular():
 		return nil, experimentalsys.EPERM
 	case flag&experimentalsys.O_DIRECTORY != 0 && !fi.IsDir():
 		return nil, experimentalsys.ENOTDIR
@@ -157,13 +165,13 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	if err != nil {
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
-	if fi, err = f.Stat(); err != nil || !servable(fi) {
+	if fi, err = f.Stat(); err != nil || !servable(fi) || (r.only != nil && n != "." && fi.IsDir()) {
 		_ = f.Close()
 		return nil, experimentalsys.EPERM
 	}
 	rf := &rootFile{f: f, dir: fi.IsDir()}
-	if r.only != "" && rf.dir {
-		rf.only, rf.onlyHost = r.only, r.onlyHost
+	if r.only != nil && n == "." {
+		rf.onlyHost = r.onlyHost
 	}
 	return rf, 0
 }
@@ -185,9 +193,12 @@ type rootFile struct {
 	experimentalsys.UnimplementedFile
 	f   *os.File
 	dir bool
-	// only, onlyHost: see rootFS (the directory of a single-file grant
-	// lists the one file under its granted name).
-	only, onlyHost string
+	// onlyHost: see rootFS (the directory of single-file grants lists
+	// only their files, under their granted names). pending holds the
+	// names read ahead for it.
+	onlyHost map[string]string
+	pending  []experimentalsys.Dirent
+	read     bool
 }
 
 func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {
@@ -228,6 +239,9 @@ func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 
 func (f *rootFile) Seek(off int64, whence int) (int64, experimentalsys.Errno) {
 	n, err := f.f.Seek(off, whence)
+	if err == nil && f.dir {
+		f.pending, f.read = nil, false // a rewind: read the directory again
+	}
 	return n, experimentalsys.UnwrapOSError(err)
 }
 
@@ -238,21 +252,41 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 	if !f.dir {
 		return nil, experimentalsys.ENOTDIR
 	}
+	if f.onlyHost != nil {
+		return f.readdirOnly(n)
+	}
 	entries, err := f.f.ReadDir(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
 	out := make([]experimentalsys.Dirent, 0, len(entries))
 	for _, e := range entries {
-		name := e.Name()
-		if f.only != "" {
-			if name != f.onlyHost {
-				continue
-			}
-			name = f.only
-		}
-		out = append(out, experimentalsys.Dirent{Name: name, Type: e.Type()})
+		out = append(out, experimentalsys.Dirent{Name: e.Name(), Type: e.Type()})
 	}
+	return out, 0
+}
+
+// readdirOnly lists the granted files of a single-file mount. wazero takes
+// fewer than n entries for the end of the directory, so the granted names
+// are found in the whole directory first, then handed out n at a time.
+func (f *rootFile) readdirOnly(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	if !f.read {
+		entries, err := f.f.ReadDir(-1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, experimentalsys.UnwrapOSError(err)
+		}
+		for _, e := range entries {
+			if guest, ok := f.onlyHost[e.Name()]; ok {
+				f.pending = append(f.pending, experimentalsys.Dirent{Name: guest, Type: e.Type()})
+			}
+		}
+		f.read = true
+	}
+	if n <= 0 || n > len(f.pending) {
+		n = len(f.pending)
+	}
+	out := f.pending[:n:n]
+	f.pending = f.pending[n:]
 	return out, 0
 }
 
