@@ -38,6 +38,7 @@ var (
 		"served":            {"abi", "config", "runtime", "internal/modsource", "internal/oci", "internal/sigpolicy"},
 		"internal/metrics":  {},
 		"internal/dirwatch": {},
+		"internal/gctune":   {}, // the collector's targets of a server process
 		// Where module bytes come from: the registry client and store, the
 		// signature policy, and the two joined; they know nothing of the
 		// runtime, the server or the served set.
@@ -46,7 +47,7 @@ var (
 		"internal/modsource": {"internal/oci", "internal/sigpolicy"},
 		"guests/...":         {"abi", "guests/..."}, // guests and their SDKs import nothing of the host
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
-			"internal/oci", "internal/sigpolicy", "internal/modsource", "cmd/mcp-wasm/..."},
+			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "cmd/mcp-wasm/..."},
 		"abi": {},
 	}
 )

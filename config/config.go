@@ -68,6 +68,9 @@ type Server struct {
 	// ResourceTools offers the resources as tools too
 	// (server.Config.WithResourceTools).
 	ResourceTools *bool
+	// ReadCache is the read cache's budget in bytes, 0 for off
+	// (runtime.Config.WithReadCache).
+	ReadCache *uint64
 }
 
 // Watching reports whether file changes trigger a reload (default true).

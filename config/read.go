@@ -45,6 +45,8 @@ type serverFile struct {
 	InsecureRegistries []string `json:"insecureRegistries"`
 	// ResourceTools turns on the tools view (serve --resource-tools).
 	ResourceTools *bool `json:"resourceTools"`
+	// ReadCache is the read cache's budget (serve --read-cache); 0 is off.
+	ReadCache *byteSize `json:"readCache"`
 }
 
 type providerFile struct {
@@ -237,6 +239,10 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
 		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions,
 		InsecureRegistries: s.InsecureRegistries, ResourceTools: s.ResourceTools}
+	if s.ReadCache != nil {
+		n := uint64(*s.ReadCache)
+		out.ReadCache = &n
+	}
 	if s.CacheDir != nil {
 		d := *s.CacheDir
 		if d != "" {

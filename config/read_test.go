@@ -249,3 +249,13 @@ func TestValidSchemePrefix(t *testing.T) {
 		require.Equal(t, ok, ValidSchemePrefix(m), m)
 	}
 }
+
+func TestRead_readCache(t *testing.T) {
+	for text, want := range map[string]uint64{`"16MiB"`: 16 << 20, `0`: 0, `1048576`: 1 << 20} {
+		cfg, err := Read(writeConfig(t, `{"server": {"readCache": `+text+`}, "providers": [{"module": "minimal.wasm"}]}`), noEnv)
+		require.NoError(t, err, text)
+		require.Equal(t, want, *cfg.Server.ReadCache, text)
+	}
+	_, err := Read(writeConfig(t, `{"server": {"readCache": "lots"}, "providers": [{"module": "minimal.wasm"}]}`), noEnv)
+	require.ErrorContains(t, err, "server.readCache")
+}

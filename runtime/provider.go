@@ -143,13 +143,15 @@ func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error
 		p.stats.cacheHits.Add(1)
 		return r, nil
 	}
+	if cache != nil {
+		p.stats.cacheMisses.Add(1)
+	}
 	var out abi.ReadResult
 	var files fileTrack
 	if err := p.runTracked(ctx, abi.OpRead, abi.ReadRequest{URI: uri}, &out, func() error { return out.Validate(p.space) }, &files); err != nil {
 		return nil, err
 	}
 	if cache != nil {
-		p.stats.cacheMisses.Add(1)
 		if until, ok := cacheable(p.cacheHint(&out), time.Now()); ok && !files.overflow {
 			cache.put(p, uri, &out, until, files.stamps)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -45,26 +46,48 @@ type feeds struct {
 // someone would hear), and forwards what they report to sink, under the
 // name the server knows each provider by. The feeds follow every reload
 // and stop with ctx or Close. Call it once.
+//
+// It returns once every feed has taken its baseline (or failed to), at
+// most after readyWait: a server that takes clients after it announces
+// every change they could see, even one a moment after they connect.
 func (s *Set) StartFeeds(ctx context.Context, sink ChangeSink, cfg runtime.ChangeFeedConfig) {
 	s.mu.Lock() // no reload between taking the generation and subscribing
-	defer s.mu.Unlock()
 	f := &s.feeds
 	f.mu.Lock()
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	f.sink, f.cfg, f.log, f.running = sink, cfg, s.log, map[*Provider]context.CancelFunc{}
 	f.mu.Unlock()
-	s.Subscribe(f.follow)
-	f.follow(s.Current())
+	s.Subscribe(func(g *Generation) { f.follow(g) })
+	ready := f.follow(s.Current())
+	s.mu.Unlock()
+	wait := time.NewTimer(readyWait)
+	defer wait.Stop()
+	for _, r := range ready {
+		select {
+		case <-r:
+		case <-wait.C:
+			f.log.Warn("change feeds did not take their baseline in time; serving anyway", "waited", readyWait)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
+// readyWait bounds how long StartFeeds waits for the feeds' baselines (each
+// is one guest call, under the provider's own deadline).
+const readyWait = 10 * time.Second
+
 // follow starts a feed for each provider of g that reports changes and has
-// none, and stops the feeds of providers g no longer serves.
-func (f *feeds) follow(g *Generation) {
+// none, and stops the feeds of providers g no longer serves. It returns
+// channels closed when the started feeds have their baselines.
+func (f *feeds) follow(g *Generation) []chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.ctx == nil || f.ctx.Err() != nil {
-		return
+		return nil
 	}
+	var ready []chan struct{}
 	served := map[*Provider]bool{}
 	for _, p := range g.providers {
 		if !p.reportsChanges() {
@@ -72,7 +95,7 @@ func (f *feeds) follow(g *Generation) {
 		}
 		served[p] = true
 		if f.running[p] == nil {
-			f.start(p)
+			ready = append(ready, f.start(p))
 		}
 	}
 	for p, stop := range f.running {
@@ -81,15 +104,21 @@ func (f *feeds) follow(g *Generation) {
 			delete(f.running, p)
 		}
 	}
+	return ready
 }
 
-// start runs the feed of p; f.mu is held.
-func (f *feeds) start(p *Provider) {
+// start runs the feed of p; f.mu is held. The channel is closed when the
+// feed has its baseline, or ends without one.
+func (f *feeds) start(p *Provider) chan struct{} {
 	ctx, cancel := context.WithCancel(f.ctx)
 	f.running[p] = cancel
 	name := p.Name()
+	ready := make(chan struct{})
+	var once sync.Once
+	markReady := func() { once.Do(func() { close(ready) }) }
 	f.wg.Go(func() {
-		err := p.watchChanges(ctx, f.cfg, func(res *abi.ChangesResult) {
+		defer markReady()
+		err := p.watchChanges(ctx, f.cfg.WithReady(markReady), func(res *abi.ChangesResult) {
 			if len(res.Updated) > 0 {
 				f.sink.ResourcesUpdated(name, res.Updated...)
 			}
@@ -101,6 +130,7 @@ func (f *feeds) start(p *Provider) {
 			f.log.Warn("provider changes are not watched", "provider", name, "error", err)
 		}
 	})
+	return ready
 }
 
 // close stops every feed and waits for them.

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/guests/conformance/fixtures"
+	"github.com/mcp-wasm/mcp-wasm/internal/gctune"
 	"github.com/mcp-wasm/mcp-wasm/internal/loadtest"
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/server"
@@ -26,6 +27,7 @@ func serveNativeCommand() *cli.Command {
 }
 
 func serveNativeAction(c *cli.Context) error {
+	gctune.Apply() // as mcp-wasm serve does
 	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	set := metrics.NewSet()
 	srv, err := server.New(server.NewConfig().WithProviders(loadtest.NewNative(fixtures.Provider{})).

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -139,6 +141,15 @@ func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) 
 	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)
 	if c.IsSet("max-concurrency") { // serve's
 		cfg = cfg.WithMaxConcurrency(c.Int("max-concurrency"))
+	}
+	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "read-cache" }) { // serve's
+		n, err := config.ParseSize(c.String("read-cache"))
+		if err != nil {
+			return nil, usageError("--read-cache: %v", err)
+		}
+		cfg = cfg.WithReadCache(int64(n))
+	} else {
+		cfg = cfg.WithReadCache(0) // one call per process: nothing to reuse
 	}
 	for _, o := range observer { // serve's metrics
 		cfg = cfg.WithObserver(o)

@@ -121,6 +121,10 @@ func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 		on := strconv.FormatBool(*s.ResourceTools)
 		settings["resource-tools"] = &on
 	}
+	if s.ReadCache != nil {
+		n := strconv.FormatUint(*s.ReadCache, 10)
+		settings["read-cache"] = &n
+	}
 	for flag, v := range settings {
 		if v == nil || c.IsSet(flag) || !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == flag }) {
 			continue

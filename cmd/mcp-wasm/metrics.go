@@ -38,6 +38,8 @@ func providerStats(st served.Stats) metrics.ProviderStats {
 		MemoryHigh:   uint64(st.MemoryHigh),
 		Quarantined:  st.Quarantined,
 		Quarantines:  st.Quarantines,
+		CacheHits:    st.CacheHits,
+		CacheMisses:  st.CacheMisses,
 	}
 }
 

@@ -35,8 +35,16 @@ func TestE2E_HTTP_metrics(t *testing.T) {
 	e, err := metrics.ParseText(resp.Body)
 	require.NoError(t, err)
 
+	// The second client's three reads are answered by the read cache (the
+	// conformance provider's hint is public): five reads ran the guest.
 	calls, _ := e.Value("mcpwasm_provider_calls_total", "provider", "conformance", "op", "read")
-	require.Equal(t, 8.0, calls)
+	require.Equal(t, 5.0, calls)
+	hits, _ := e.Value("mcpwasm_provider_read_cache_hits_total", "provider", "conformance")
+	require.Equal(t, 3.0, hits)
+	misses, _ := e.Value("mcpwasm_provider_read_cache_misses_total", "provider", "conformance")
+	require.Equal(t, 5.0, misses)
+	cached, _ := e.Value("mcpwasm_read_cache_bytes")
+	require.Greater(t, cached, 0.0)
 	notFound, _ := e.Value("mcpwasm_provider_errors_total", "provider", "conformance", "op", "read", "kind", "not_found")
 	require.Equal(t, 2.0, notFound)
 	size, _ := e.Value("mcpwasm_provider_pool_size", "provider", "conformance")

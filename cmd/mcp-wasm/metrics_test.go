@@ -142,8 +142,8 @@ func TestMetricsOverHTTP(t *testing.T) {
 func loadObserved(t *testing.T, m *metrics.Set, limits config.Limits) *served.Set {
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
-	rt, err := runtime.New(ctx, runtime.NewConfig().WithObserver(m).
-		WithCacheDir(filepath.Join(testguest.Root(), "build", "e2e-cache")))
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithObserver(m).WithReadCache(0). // count every read as a guest call
+												WithCacheDir(filepath.Join(testguest.Root(), "build", "e2e-cache")))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
 	cfg := &config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/gctune"
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
@@ -52,6 +53,7 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-subscriptions", Value: server.DefaultMaxSubscriptions,
 				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open (all sessions together: 100 times as many)"},
 			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
+			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
 			configFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -70,6 +72,8 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	gcPercent, gcLimit := gctune.Apply() // a server's garbage: see internal/gctune
+	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", gcLimit)
 	tr, err := transportFromFlags(c, log) // http.go
 	defer func() { _ = tr.close() }()
 	if err != nil {
@@ -119,6 +123,7 @@ func serveAction(c *cli.Context) error {
 	defer watching.Wait()
 	defer stopWatch() // before set.Close and the wait
 	tr.instrument(m, set)
+	m.WatchReadCache(rt.ReadCacheBytes)
 	set.StartFeeds(watchCtx, srv, runtime.NewChangeFeedConfig().WithActive(srv.Interested)) // live resources
 	if cfg.File != "" {
 		watching.Go(func() { watch(watchCtx, set, cfg.Server.Watching()) })

@@ -5,14 +5,19 @@
 package assemblyscript_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -75,4 +80,79 @@ func TestAssemblyScriptHostServices(t *testing.T) {
 	denied := load(srv.URL+"/other/", map[string]string{"url": srv.URL + "/x"})
 	require.Regexp(t, `^error denied .+`, read(denied, "p:///fetch"))
 	require.Zero(t, p.Stats().Faults+post.Stats().Faults+denied.Stats().Faults)
+}
+
+// TestAssemblyScriptRawContent: a read's text and blob bodies reach the
+// real host through content_write (ABI §6.3), not escaped or
+// base64-encoded in the guest. The module imports mcpw_v1.content_write,
+// and under an output limit that the bodies fit but their inline forms do
+// not (NULs escape to 6 bytes each, base64 is 4/3), the reads succeed and
+// arrive intact; so does a read of seven contents, raw and inline mixed.
+func TestAssemblyScriptRawContent(t *testing.T) {
+	wasm := testguest.AssemblyScript(t, "guests/assemblyscript/test/probe.ts")
+	ctx := t.Context()
+	require.Contains(t, importNames(t, wasm), "mcpw_v1.content_write")
+
+	const limit = 110 << 10
+	nuls := "é" + strings.Repeat("\x00", 100<<10-4) + "é"
+	bytes := make([]byte, 96<<10)
+	for i := range bytes {
+		bytes[i] = byte(i)
+	}
+	inline, err := json.Marshal(map[string]any{"text": nuls, "blob": bytes}) // []byte marshals as base64
+	require.NoError(t, err)
+	require.Greater(t, len(inline)/2, limit, "each inline form alone must exceed the limit")
+
+	rt, err := runtime.New(ctx, runtime.NewConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
+	// The probe imports http_fetch, so it loads only with some grant.
+	grant := runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: "https://example.invalid/", Methods: []string{"GET"}}}}
+	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1).WithOutputLimit(limit).WithGrants(runtime.Grants{HTTP: grant}))
+	require.NoError(t, err)
+
+	r, err := p.Read(ctx, "p:///nuls")
+	require.NoError(t, err)
+	require.Len(t, r.Contents, 1)
+	require.Equal(t, nuls, *r.Contents[0].Text)
+
+	r, err = p.Read(ctx, "p:///bytes")
+	require.NoError(t, err)
+	require.Len(t, r.Contents, 1)
+	require.Equal(t, base64.StdEncoding.EncodeToString(bytes), *r.Contents[0].Blob)
+
+	r, err = p.Read(ctx, "p:///mixed")
+	require.NoError(t, err)
+	var got []string
+	for _, c := range r.Contents {
+		switch {
+		case c.Text != nil:
+			got = append(got, "text:"+*c.Text)
+		case c.Blob != nil:
+			got = append(got, "blob:"+*c.Blob)
+		}
+	}
+	require.Equal(t, []string{
+		"text:", "blob:", "text:a\"b\\c\n", "blob:AP+A",
+		"text:" + strings.Repeat("x", 4095) + "😀é€\x00", "text:a\uFFFDb", "text:z\uFFFD",
+	}, got)
+	require.Zero(t, p.Stats().Faults)
+}
+
+// importNames lists a module's imported functions as "module.name".
+func importNames(t *testing.T, wasm string) []string {
+	t.Helper()
+	b, err := os.ReadFile(wasm)
+	require.NoError(t, err)
+	ctx := t.Context()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	t.Cleanup(func() { require.NoError(t, r.Close(ctx)) })
+	m, err := r.CompileModule(ctx, b)
+	require.NoError(t, err)
+	var names []string
+	for _, f := range m.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		names = append(names, mod+"."+name)
+	}
+	return names
 }

@@ -20,6 +20,8 @@ type ProviderStats struct {
 	MemoryHigh   uint64 // largest linear memory seen after a call, bytes
 	Quarantined  bool   // refusing calls now
 	Quarantines  int    // times quarantined
+	CacheHits    uint64 // reads answered from the host's read cache
+	CacheMisses  uint64 // reads that ran the guest while the cache was on
 }
 
 // Set is mcp-wasm's metric families on one registry: per provider and
@@ -85,6 +87,16 @@ func (s *Set) registerProviderFuncs() {
 	gauge("mcpwasm_provider_memory_high_water_bytes", "Largest linear memory of an instance seen after a call.", func(st ProviderStats) float64 { return float64(st.MemoryHigh) })
 	gauge("mcpwasm_provider_quarantined", "1 while the provider is quarantined after repeated faults.", func(st ProviderStats) float64 { return b2f(st.Quarantined) })
 	counter("mcpwasm_provider_quarantines_total", "Times the provider was quarantined.", func(st ProviderStats) float64 { return float64(st.Quarantines) })
+	counter("mcpwasm_provider_read_cache_hits_total", "Reads answered from the host's read cache, without running the guest.", func(st ProviderStats) float64 { return float64(st.CacheHits) })
+	counter("mcpwasm_provider_read_cache_misses_total", "Reads that ran the guest while the read cache was on.", func(st ProviderStats) float64 { return float64(st.CacheMisses) })
+}
+
+// WatchReadCache makes the metric set read the read cache's size at every
+// scrape.
+func (s *Set) WatchReadCache(bytes func() int64) {
+	s.reg.GaugeFunc("mcpwasm_read_cache_bytes", "What the host's read cache holds, in bytes.", func(emit func(float64, ...string)) {
+		emit(float64(bytes()))
+	})
 }
 
 func b2f(b bool) float64 {

@@ -141,7 +141,9 @@ export function dispatch(op: i32, input: Value | null): i32 {
     if (r == null) return failed(op);
     const why = check.checkRead(r, roots);
     if (why.length > 0) return rejected(op, why);
-    encodeRead(out, r);
+    // Nothing can fail after this: every body handed to the host is
+    // referred to exactly once, as ABI §6.3 requires.
+    encodeRead(out, r, true);
     return STATUS_OK;
   }
   if (op == OP_COMPLETE) {

@@ -16,6 +16,11 @@ declare function host_log(level: i32, ptr: usize, len: i32): void;
 @external("mcpw_v1", "config_get")
 declare function config_get(keyPtr: usize, keyLen: i32, valPtr: usize, valCap: i32): i32;
 
+/** Hands a read content's bytes to the host as they are (ABI §6.3): their index, or -2 past the output limit. */
+// @ts-ignore: decorator
+@external("mcpw_v1", "content_write")
+export declare function content_write(ptr: usize, len: i32): i32;
+
 /** Log levels, as the host's log import numbers them. */
 export enum Level {
   Debug = 0,

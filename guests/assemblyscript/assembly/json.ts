@@ -70,6 +70,68 @@ export function writeString(b: ByteBuffer, s: string): void {
   b.byte(0x22);
 }
 
+/**
+ * Appends s in UTF-8, unquoted and unescaped, and returns the number of
+ * bytes written; or -1, leaving b as it was, if s holds a lone surrogate
+ * (which has no UTF-8 form).
+ */
+export function writeUTF8(b: ByteBuffer, s: string): i32 {
+  const start = b.length;
+  const n = s.length;
+  const src = changetype<usize>(s);
+  for (let i = 0; i < n; ) {
+    const end = min(n, i + 4096);
+    // 3 bytes per UTF-16 unit, and one more for a pair that ends past end.
+    b.reserve((end - i) * 3 + 1);
+    let p = b.ptr + <usize>b.length;
+    const first = p;
+    for (; i < end; i++) {
+      // Four ASCII units per step while they last: the host charges every
+      // loop iteration (its deadline check), so fewer steps is faster.
+      while (i + 4 <= end) {
+        const u = load<u64>(src + (<usize>i << 1));
+        if ((u & 0xff80ff80ff80ff80) != 0) break;
+        store<u32>(p, <u32>((u & 0xff) | ((u >> 8) & 0xff00) | ((u >> 16) & 0xff0000) | ((u >> 24) & 0xff000000)));
+        p += 4;
+        i += 4;
+      }
+      if (i >= end) break;
+      let c = <u32>load<u16>(src + (<usize>i << 1));
+      if (c < 0x80) {
+        store<u8>(p++, <u8>c);
+        continue;
+      }
+      if (c < 0x800) {
+        store<u8>(p, <u8>(0xc0 | (c >> 6)));
+        store<u8>(p + 1, <u8>(0x80 | (c & 0x3f)));
+        p += 2;
+        continue;
+      }
+      if (c >= 0xd800 && c < 0xe000) {
+        const lo = c < 0xdc00 && i + 1 < n ? <u32>load<u16>(src + (<usize>(i + 1) << 1)) : 0;
+        if (lo < 0xdc00 || lo >= 0xe000) {
+          b.length = start;
+          return -1;
+        }
+        c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+        i++;
+        store<u8>(p, <u8>(0xf0 | (c >> 18)));
+        store<u8>(p + 1, <u8>(0x80 | ((c >> 12) & 0x3f)));
+        store<u8>(p + 2, <u8>(0x80 | ((c >> 6) & 0x3f)));
+        store<u8>(p + 3, <u8>(0x80 | (c & 0x3f)));
+        p += 4;
+        continue;
+      }
+      store<u8>(p, <u8>(0xe0 | (c >> 12)));
+      store<u8>(p + 1, <u8>(0x80 | ((c >> 6) & 0x3f)));
+      store<u8>(p + 2, <u8>(0x80 | (c & 0x3f)));
+      p += 3;
+    }
+    b.length += <i32>(p - first);
+  }
+  return b.length - start;
+}
+
 /** Appends a finite number; NaN and infinities (JSON has none) become 0. */
 export function writeFloat(b: ByteBuffer, v: f64): void {
   if (!isFinite(v)) {

@@ -5,7 +5,8 @@
 // priority is NaN, when absent.
 
 import { ByteBuffer } from "./buffer";
-import { Obj, writeFloat } from "./json";
+import { content_write } from "./host";
+import { Obj, writeFloat, writeUTF8 } from "./json";
 import { writeBase64 } from "./base64";
 
 /** One root of the URI space: a scheme, optionally an authority ("*": any) and a path prefix. */
@@ -115,7 +116,12 @@ export class Content {
   constructor(public uri: string) {}
 }
 
-/** A text content (an empty text is still sent, as "text":""). */
+/**
+ * A text content (an empty text is still sent). Its UTF-8 bytes are handed
+ * to the host as they are (rawText, ABI §6.3), not JSON-escaped in the
+ * guest; a text with a lone surrogate is sent escaped, the surrogate as
+ * U+FFFD.
+ */
 export function textContent(uri: string, mimeType: string, text: string): Content {
   const c = new Content(uri);
   c.mimeType = mimeType;
@@ -123,7 +129,7 @@ export function textContent(uri: string, mimeType: string, text: string): Conten
   return c;
 }
 
-/** A binary content, sent base64-encoded as the ABI requires. */
+/** A binary content. Its bytes are handed to the host as they are (rawBlob, ABI §6.3), not base64-encoded in the guest. */
 export function blobContent(uri: string, mimeType: string, data: Uint8Array): Content {
   const c = new Content(uri);
   c.mimeType = mimeType;
@@ -328,7 +334,31 @@ export function encodeTemplates(b: ByteBuffer, r: TemplatesResult): void {
   o.end();
 }
 
-export function encodeRead(b: ByteBuffer, r: ReadResult): void {
+/**
+ * Hands s's UTF-8 bytes to the host (content_write) and returns their index,
+ * or a negative number: -1 if s holds a lone surrogate (no UTF-8 form), -2
+ * past the output limit. The bytes are staged past the end of b.
+ */
+function rawText(b: ByteBuffer, s: string): i32 {
+  const start = b.length;
+  const n = writeUTF8(b, s);
+  if (n < 0) return -1;
+  const idx = content_write(b.ptr + <usize>start, n);
+  b.length = start;
+  return idx;
+}
+
+/**
+ * Appends r's JSON to b. With raw (the SDK's read, in a wasm guest, ABI
+ * §6.3), each content's bytes are handed to the host as they are and the
+ * content refers to them as "rawText" or "rawBlob": no escaping or base64
+ * here, none for the host to undo. A text with a lone surrogate, or a body
+ * the host refuses (past the output limit, where the call fails anyway), is
+ * written inline, as it is without raw: "text" escaped, "blob" in base64.
+ * Pass raw only while serving read: each body must be referred to exactly
+ * once, by the result of that call.
+ */
+export function encodeRead(b: ByteBuffer, r: ReadResult, raw: bool = false): void {
   const o = new Obj(b);
   const a = o.key("contents");
   a.byte(0x5b);
@@ -340,8 +370,15 @@ export function encodeRead(b: ByteBuffer, r: ReadResult): void {
     m.optStr("mimeType", c.mimeType);
     const text = c.text;
     const blob = c.blob;
-    if (text != null) m.str("text", text);
-    else if (blob != null) writeBase64(m.key("blob"), blob);
+    if (text != null) {
+      const n = raw ? rawText(b, text) : -1;
+      if (n >= 0) m.int("rawText", n);
+      else m.str("text", text);
+    } else if (blob != null) {
+      const n = raw ? content_write(blob.dataStart, blob.length) : -1;
+      if (n >= 0) m.int("rawBlob", n);
+      else writeBase64(m.key("blob"), blob);
+    }
     writeAnnotations(m, c.annotations);
     m.end();
   }

@@ -86,7 +86,9 @@ fn run_read<P: Reader>(p: &mut P, v: &Value, roots: &[UriRoot], out: &mut Vec<u8
     let uri = decode_read(v).map_err(invalid)?;
     let r = p.read(&uri)?;
     check::read(&r, roots).map_err(|e| rejected(Op::Read, e))?;
-    r.encode(out);
+    // Nothing can fail after this: every body handed to the host is
+    // referred to exactly once, as ABI §6.3 requires.
+    encode_read(&r, out, &mut host::imp::content);
     Ok(())
 }
 
@@ -177,8 +179,10 @@ impl<P: Provider> Server<P> {
     }
 
     /// Runs `op` on the host's `input` JSON and returns the status
-    /// ([`STATUS_OK`] or [`STATUS_ERROR`]) and the output bytes, exactly
-    /// what the export would hand the host.
+    /// ([`STATUS_OK`] or [`STATUS_ERROR`]) and the output bytes, what the
+    /// export would hand the host, except that natively read contents are
+    /// inline (`text`, base64 `blob`) where a wasm guest hands their bytes
+    /// over with `content_write` (`rawText`, `rawBlob`).
     pub fn call(&mut self, op: Op, input: &[u8]) -> (i32, Vec<u8>) {
         let mut out = Vec::new();
         let status = self.call_into(op, input, &mut out);

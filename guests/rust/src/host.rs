@@ -60,6 +60,8 @@ pub(crate) mod imp {
         fn mcpw_log(level: i32, ptr: *const u8, len: i32);
         #[link_name = "config_get"]
         fn mcpw_config_get(key: *const u8, key_len: i32, val: *mut u8, cap: i32) -> i32;
+        #[link_name = "content_write"]
+        fn mcpw_content_write(ptr: *const u8, len: i32) -> i32;
         #[link_name = "http_fetch"]
         fn mcpw_http_fetch(req: *const u8, len: i32) -> i32;
         #[link_name = "http_read"]
@@ -83,6 +85,20 @@ pub(crate) mod imp {
 
     pub(crate) fn log(level: Level, msg: &str) {
         unsafe { mcpw_log(level as i32, msg.as_ptr(), msg.len() as i32) }
+    }
+
+    /// Hands a read content's bytes to the host as they are and returns the
+    /// index to refer to them by (ABI §6.3), or None when the host refused
+    /// them (past the output limit: the call fails whatever is sent).
+    pub(crate) fn content(body: &[u8]) -> Option<u32> {
+        if body.len() > i32::MAX as usize {
+            return None;
+        }
+        let n = unsafe { mcpw_content_write(body.as_ptr(), body.len() as i32) };
+        if n < 0 {
+            return None;
+        }
+        Some(n as u32)
     }
 
     pub(crate) fn config(key: &str) -> Option<String> {
@@ -141,6 +157,13 @@ pub(crate) mod imp {
     }
 
     pub(crate) fn output(_: &[u8]) {}
+
+    // Natively there is no host to hand content bodies to: Server::call
+    // sends every read content inline ("text", "blob"), as the ABI also
+    // allows.
+    pub(crate) fn content(_: &[u8]) -> Option<u32> {
+        None
+    }
 
     pub(crate) fn log(level: Level, msg: &str) {
         HOST.with(|c| {

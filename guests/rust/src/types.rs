@@ -164,7 +164,8 @@ impl ReadResult {
     }
 }
 
-/// Text or binary data; the SDK base64-encodes a blob.
+/// Text or binary data. In a wasm guest the SDK hands both to the host as
+/// they are (ABI §6.3); natively a blob is sent base64-encoded.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     Text(String),
@@ -181,12 +182,15 @@ pub struct Content {
 }
 
 impl Content {
-    /// A text content (an empty text is still sent, as `"text":""`).
+    /// A text content (an empty text is still sent). In a wasm guest its
+    /// bytes are handed to the host as they are (`rawText`, ABI §6.3), not
+    /// JSON-escaped in the guest.
     pub fn text(uri: &str, mime_type: &str, text: impl Into<String>) -> Self {
         Content { uri: uri.to_string(), mime_type: mime_type.to_string(), body: Body::Text(text.into()), annotations: None }
     }
 
-    /// A binary content, sent base64-encoded as the ABI requires.
+    /// A binary content. In a wasm guest its bytes are handed to the host as
+    /// they are (`rawBlob`, ABI §6.3), not base64-encoded in the guest.
     pub fn blob(uri: &str, mime_type: &str, data: impl Into<Vec<u8>>) -> Self {
         Content { uri: uri.to_string(), mime_type: mime_type.to_string(), body: Body::Blob(data.into()), annotations: None }
     }
@@ -389,23 +393,41 @@ impl Encode for TemplatesResult {
     }
 }
 
+/// The inline form: `"text"` escaped, `"blob"` in base64. A read served by
+/// the SDK in a wasm guest sends its bodies raw instead (see [`encode_read`]).
 impl Encode for ReadResult {
     fn encode(&self, out: &mut Vec<u8>) {
-        let mut o = Obj::new(out);
-        o.array("contents", &self.contents, |out, c| {
-            let mut m = Obj::new(out);
-            m.str("uri", &c.uri);
-            m.opt_str("mimeType", &c.mime_type);
-            match &c.body {
-                Body::Text(t) => m.str("text", t),
-                Body::Blob(b) => base64::write(m.key("blob"), b),
-            }
-            annotations(&mut m, &c.annotations);
-            m.end();
-        });
-        cache(&mut o, &self.cache);
-        o.end();
+        encode_read(self, out, &mut |_| None);
     }
+}
+
+/// Appends `r`'s JSON to `out`, offering each content's body to `raw`
+/// first: when it returns the index the host gave the body
+/// (`content_write`, ABI §6.3), the content refers to it as `"rawText"` or
+/// `"rawBlob"`, with no escaping or base64 here; when it returns None, the
+/// body is written inline. A text body is always valid UTF-8 (a `String`),
+/// as `rawText` requires.
+pub(crate) fn encode_read(r: &ReadResult, out: &mut Vec<u8>, raw: &mut dyn FnMut(&[u8]) -> Option<u32>) {
+    let mut o = Obj::new(out);
+    o.array("contents", &r.contents, |out, c| {
+        let mut m = Obj::new(out);
+        m.str("uri", &c.uri);
+        m.opt_str("mimeType", &c.mime_type);
+        match &c.body {
+            Body::Text(t) => match raw(t.as_bytes()) {
+                Some(n) => m.int("rawText", n as i64),
+                None => m.str("text", t),
+            },
+            Body::Blob(b) => match raw(b) {
+                Some(n) => m.int("rawBlob", n as i64),
+                None => base64::write(m.key("blob"), b),
+            },
+        }
+        annotations(&mut m, &c.annotations);
+        m.end();
+    });
+    cache(&mut o, &r.cache);
+    o.end();
 }
 
 impl Encode for CompleteResult {
@@ -533,6 +555,37 @@ mod tests {
             enc(&r),
             r#"{"contents":[{"uri":"x:///a","mimeType":"text/plain","text":"","annotations":{"audience":["user"],"priority":0}},{"uri":"x:///b","blob":"AAEC/w=="}],"cache":{"ttlMs":1000,"scope":"private"}}"#
         );
+    }
+
+    #[test]
+    fn read_result_raw_encoding() {
+        // Each body is offered once, in order, as it is; the content refers
+        // to it by the index the host returned, and a refused body (None)
+        // is sent inline.
+        let r = ReadResult {
+            contents: vec![
+                Content::text("x:///a", "text/plain", "é\u{0}\"\\"),
+                Content::blob("x:///b", "", vec![0, 1, 2, 255]),
+                Content::text("x:///c", "", ""),
+                Content::blob("x:///d", "", vec![0xff]),
+                Content::blob("x:///e", "", Vec::new()),
+            ],
+            cache: None,
+        };
+        let mut bodies: Vec<Vec<u8>> = Vec::new();
+        let mut out = Vec::new();
+        encode_read(&r, &mut out, &mut |b| {
+            bodies.push(b.to_vec());
+            if bodies.len() == 4 {
+                return None;
+            }
+            Some(bodies.len() as u32 + 6)
+        });
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"contents":[{"uri":"x:///a","mimeType":"text/plain","rawText":7},{"uri":"x:///b","rawBlob":8},{"uri":"x:///c","rawText":9},{"uri":"x:///d","blob":"/w=="},{"uri":"x:///e","rawBlob":11}]}"#
+        );
+        assert_eq!(bodies, vec!["é\u{0}\"\\".as_bytes().to_vec(), vec![0, 1, 2, 255], vec![], vec![0xff], vec![]]);
     }
 
     #[test]
