@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +111,19 @@ func TestGuestPathFor(t *testing.T) {
 		_, err := guestPathFor(tc.vol, tc.rest)
 		require.ErrorContains(t, err, tc.fix, tc)
 	}
+}
+
+// realURI is the file:// URI the files provider gives rel in the granted
+// directory dir: dir's real path, each segment escaped.
+func realURI(t *testing.T, dir, rel string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	guest, err := realGuestPath(real)
+	require.NoError(t, err)
+	segs := strings.Split(strings.TrimPrefix(path.Join(guest, rel), "/"), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return "file:///" + strings.Join(segs, "/")
 }

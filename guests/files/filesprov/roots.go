@@ -1,9 +1,12 @@
 package filesprov
 
 import (
+	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -169,4 +172,23 @@ func (f *files) locate(uri string) (*root, string, string, error) {
 		return nil, "", "", mcpw.NotFound(`no file "%s": it is in no granted directory`, full)
 	}
 	return r, rel, full, nil
+}
+
+// DirRoot is a host directory as a native host of the provider serves it
+// (benchmarks, a native anchor): at its real absolute path in slash form,
+// as mcp-wasm mounts a grant, so its URIs are the directory's real file://
+// URIs (C:\Users\me is /C:/Users/me). It resolves symlinks in dir.
+func DirRoot(dir string) (Root, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve served directory: %w: serve an existing directory", err)
+	}
+	p := filepath.ToSlash(real)
+	if vol := filepath.VolumeName(real); vol != "" {
+		p = "/" + p
+	}
+	return Root{Path: path.Clean(p), FS: os.DirFS(real)}, nil
 }

@@ -1,10 +1,10 @@
 //go:build unix
 
-// Package cfiles_test holds the differential test of the two files
-// providers: the C one (this directory, the built-in default) and the Go
+// Package difftest holds the differential test of the two files
+// providers: the C one (guests/cfiles, the built-in default) and the Go
 // one (guests/files, the Go SDK's example) must answer everything the same
 // way, errors included, through the runtime and through the real server.
-package cfiles_test
+package difftest
 
 import (
 	"context"
