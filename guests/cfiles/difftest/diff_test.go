@@ -322,10 +322,11 @@ func checkReference(t *testing.T, config string, tr map[string]any, f fixture) {
 	switch config {
 	case "bad cap":
 		require.Contains(t, big.Error, "config max_file_bytes is not a byte count")
-	case "default":
-		require.NotEmpty(t, big.Result)
-	default:
+	case "cap":
 		require.Contains(t, big.Error, "raise the files provider's max_file_bytes to 200000 or more")
+	default: // the default cap, 1 MiB
+		require.NotEmpty(t, big.Result)
+		require.Empty(t, big.Error)
 	}
 	if config == "default" {
 		txt := tr["read "+m+"/noext"].(outcome).Result.(*abi.ReadResult).Contents[0]
