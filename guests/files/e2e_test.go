@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
 // TestFilesWasm loads the real files.wasm into the real runtime with a
 // granted directory and drives every operation end to end through WASI.
-func TestFilesWasm(t *testing.T) {
+func TestFilesWasm(t *testing.T) { eachBuild(t, testFilesWasm) }
+
+func testFilesWasm(t *testing.T, wasm string) {
 	ctx := t.Context()
 	root, outside := t.TempDir(), t.TempDir()
 	for rel, body := range map[string]string{
@@ -37,7 +38,7 @@ func TestFilesWasm(t *testing.T) {
 		Dirs:   []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}},
 		Config: map[string]string{"max_file_bytes": "14"},
 	})
-	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/files"), cfg)
+	p, err := rt.LoadFile(ctx, wasm, cfg)
 	require.NoError(t, err)
 	require.Equal(t, abi.Operations, p.Describe().Operations)
 
@@ -53,31 +54,31 @@ func TestFilesWasm(t *testing.T) {
 		require.Empty(t, page.NextCursor)
 	})
 	t.Run("read", func(t *testing.T) {
-		res, err := p.Read(ctx, "file:///src/main.go")
+		res, err := p.Read(ctx, "file:///data/src/main.go")
 		require.NoError(t, err)
 		require.Equal(t, "package main\n", *res.Contents[0].Text)
-		res, err = p.Read(ctx, "file:///img/dot.png")
+		res, err = p.Read(ctx, "file:///data/img/dot.png")
 		require.NoError(t, err)
 		require.Equal(t, "image/png", res.Contents[0].MIMEType)
 		require.Equal(t, "iVBORw0KGgoA", *res.Contents[0].Blob)
 	})
 	t.Run("refusals", func(t *testing.T) {
 		for uri, kind := range map[string]error{
-			"file:///escape.txt":       abi.ErrNotFound,
-			"file:///escapedir/secret": abi.ErrNotFound,
-			"file:///.env":             abi.ErrNotFound,
-			"file:///missing":          abi.ErrNotFound,
-			"file:///src":              abi.ErrNotFound,
-			"file:///src/%2E%2E/.env":  abi.ErrInvalidParams,
-			"file:///big.txt":          abi.ErrInvalidParams, // over max_file_bytes=14
-			"file:///src%2Fmain.go":    abi.ErrInvalidParams,
+			"file:///data/escape.txt":       abi.ErrNotFound,
+			"file:///data/escapedir/secret": abi.ErrNotFound,
+			"file:///data/.env":             abi.ErrNotFound,
+			"file:///data/missing":          abi.ErrNotFound,
+			"file:///data/src":              abi.ErrNotFound,
+			"file:///data/src/%2E%2E/.env":  abi.ErrInvalidParams,
+			"file:///data/big.txt":          abi.ErrInvalidParams, // over max_file_bytes=14
+			"file:///data/src%2Fmain.go":    abi.ErrInvalidParams,
 		} {
 			_, err := p.Read(ctx, uri)
 			require.ErrorIs(t, err, kind, uri)
 		}
 	})
 	t.Run("complete", func(t *testing.T) {
-		cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: "s"}})
+		cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "path", Value: "s"}})
 		require.NoError(t, err)
 		require.Equal(t, []string{"src/"}, cr.Values)
 	})
@@ -88,7 +89,7 @@ func TestFilesWasm(t *testing.T) {
 		ch, err := p.Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor, Paths: []string{"/data/src/new.go"}})
 		require.NoError(t, err)
 		require.True(t, ch.ListChanged)
-		require.Equal(t, []string{"file:///src/new.go"}, ch.Updated)
+		require.Equal(t, []string{"file:///data/src/new.go"}, ch.Updated)
 	})
 	require.Zero(t, p.Stats().Faults)
 }
