@@ -56,6 +56,20 @@ func planMounts(g Grants) ([]mountPlan, error) {
 	return plans, nil
 }
 
+// MountedAt is where the guest sees the grant d: the guest path of the
+// directory, or of the file when d grants a single file (dir false). It
+// reads the file system's metadata (to resolve symlinks), as Load does.
+func MountedAt(d DirGrant) (at string, dir bool, err error) {
+	m, err := planOne(d)
+	if err != nil {
+		return "", false, err
+	}
+	for name := range m.only {
+		return path.Join(m.guest, name), false, nil
+	}
+	return m.guest, true, nil
+}
+
 // planOne plans a single grant.
 func planOne(d DirGrant) (mountPlan, error) {
 	fi, err := os.Stat(d.HostPath)
@@ -108,14 +122,13 @@ func (m *mountPlan) merge(o mountPlan) error {
 // directory beside it, both granted), as long as none of its names is in
 // the way.
 func overlap(a, b mountPlan) error {
-	if guestClash(a, b) || guestClash(b, a) {
-		return fmt.Errorf("%w: granted paths %s and %s would both be seen at %s: grant only the outer directory, or give them guest paths side by side in a config file", ErrConfig, a.granted[0], b.granted[0], deeper(a.guest, b.guest))
-	}
-	if hostNests(a, b) && a.only != nil && b.only != nil {
+	switch {
+	case hostNests(a, b) && a.only != nil && b.only != nil:
 		return fmt.Errorf("%w: %s and %s are the same file: grant it once", ErrConfig, a.granted[0], b.granted[0])
-	}
-	if hostNests(a, b) {
+	case hostNests(a, b):
 		return fmt.Errorf("%w: granted paths %s and %s overlap (one is inside the other): grant only the outer directory, or directories side by side", ErrConfig, a.granted[0], b.granted[0])
+	case guestClash(a, b) || guestClash(b, a):
+		return fmt.Errorf("%w: granted paths %s and %s would both be seen at %s: give them guest paths side by side in a config file", ErrConfig, a.granted[0], b.granted[0], deeper(a.guest, b.guest))
 	}
 	return nil
 }
