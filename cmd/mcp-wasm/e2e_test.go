@@ -132,22 +132,22 @@ func TestE2E_DefaultFilesProvider(t *testing.T) {
 				names[r.URI] = true
 			}
 			require.Equal(t, map[string]bool{
-				"file:///hello.txt": true, "file:///docs/guide.md": true, "file:///img/pixel.png": true,
-				"file:///empty.txt": true, "file:///docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt": true,
+				uriIn(t, dir, "hello.txt"): true, uriIn(t, dir, "docs/guide.md"): true, uriIn(t, dir, "img/pixel.png"): true,
+				uriIn(t, dir, "empty.txt"): true, uriIn(t, dir, "docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt"): true,
 			}, names, "hidden files, .git and symlinks are not listed")
 
-			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///hello.txt"})
+			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "hello.txt")})
 			require.NoError(t, err)
 			require.Len(t, res.Contents, 1)
 			require.Equal(t, "hello, world\n", res.Contents[0].Text)
 			require.Equal(t, "text/plain", res.Contents[0].MIMEType)
 
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///img/pixel.png"})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "img/pixel.png")})
 			require.NoError(t, err)
 			require.Equal(t, "image/png", res.Contents[0].MIMEType)
 			require.Equal(t, []byte{0x89, 'P', 'N', 'G'}, res.Contents[0].Blob[:4])
 
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///empty.txt"})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "empty.txt")})
 			require.NoError(t, err)
 			require.Empty(t, res.Contents[0].Text)
 
@@ -155,13 +155,13 @@ func TestE2E_DefaultFilesProvider(t *testing.T) {
 			if rev == "2026-07-28" {
 				notFound = -32602
 			}
-			for _, uri := range []string{"file:///missing.txt", "file:///.git/config", "file:///escape.txt", "file:///escape-dir/secret.txt", "file:///.hidden"} {
+			for _, uri := range []string{uriIn(t, dir, "missing.txt"), uriIn(t, dir, ".git/config"), uriIn(t, dir, "escape.txt"), uriIn(t, dir, "escape-dir/secret.txt"), uriIn(t, dir, ".hidden")} {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				require.Error(t, err, uri)
 				require.Equal(t, notFound, rpcCode(t, err), uri)
 				require.NotContains(t, err.Error(), "host secret")
 			}
-			for _, uri := range []string{"file:///../etc/passwd", "file:///docs/%2e%2e/%2e%2e/etc/passwd", "file:///a%2Fb", "file:///a%00b", "file:///docs/./guide.md"} {
+			for _, uri := range []string{uriIn(t, dir, "../etc/passwd"), uriIn(t, dir, "docs/%2e%2e/%2e%2e/etc/passwd"), uriIn(t, dir, "a%2Fb"), uriIn(t, dir, "a%00b"), uriIn(t, dir, "docs/./guide.md")} {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				require.Error(t, err, uri)
 				require.Equal(t, int64(-32602), rpcCode(t, err), uri)
@@ -193,9 +193,9 @@ func TestE2E_ShowHidden(t *testing.T) {
 	for _, r := range listAll(t, cs) {
 		names[r.URI] = true
 	}
-	require.True(t, names["file:///.hidden"])
-	require.True(t, names["file:///.git/config"])
-	require.False(t, names["file:///escape.txt"], "symlinks stay hidden")
+	require.True(t, names[uriIn(t, dir, ".hidden")])
+	require.True(t, names[uriIn(t, dir, ".git/config")])
+	require.False(t, names[uriIn(t, dir, "escape.txt")], "symlinks stay hidden")
 }
 
 // TestE2E_Pagination: 10,001 files through the wasm files provider come

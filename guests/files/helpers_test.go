@@ -76,7 +76,7 @@ func loadFiles(t *testing.T, wasm, root string) (*runtime.Provider, *logSink) {
 // builds are the two files providers held to the same behaviour: this Go
 // one (the Go SDK's example) and the C one (guests/cfiles, the built-in
 // default). Each end-to-end test runs against both.
-func builds(t *testing.T) map[string]string {
+func builds(t testing.TB) map[string]string {
 	return map[string]string{
 		"go": testguest.Go(t, "guests/files"),
 		"c":  testguest.C(t, "cfiles", "guests/c/mcpw.c", "guests/cfiles/cfiles.c"),
