@@ -131,4 +131,3 @@ func BenchmarkListPage(b *testing.B) {
 		}
 	}
 }
-
