@@ -194,11 +194,10 @@ type rootFile struct {
 	f   *os.File
 	dir bool
 	// onlyHost: see rootFS (the directory of single-file grants lists
-	// only their files, under their granted names). pending holds the
-	// names read ahead for it.
+	// only their files, under their granted names).
 	onlyHost map[string]string
-	pending  []experimentalsys.Dirent
-	read     bool
+	// dirents reads the directory's entries (rootfs_dirent_*.go).
+	dirents direntReader
 }
 
 func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {
@@ -240,54 +239,42 @@ func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 func (f *rootFile) Seek(off int64, whence int) (int64, experimentalsys.Errno) {
 	n, err := f.f.Seek(off, whence)
 	if err == nil && f.dir {
-		f.pending, f.read = nil, false // a rewind: read the directory again
+		f.dirents.reset() // a rewind: read the directory again
 	}
 	return n, experimentalsys.UnwrapOSError(err)
 }
 
 // Readdir lists entries with the type the directory itself records (no
-// stat per entry). Special files are listed (the guest may skip them by
-// their unknown type); opening or stating one is refused.
+// stat per entry: os.File.ReadDir on a directory opened in an os.Root
+// would lstat every entry). Special files are listed (the guest may skip
+// them by their type); opening or stating one is refused. Entries of
+// unknown type (a file system without d_type) are listed as such, and the
+// guest stats them.
 func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	if !f.dir {
 		return nil, experimentalsys.ENOTDIR
 	}
-	if f.onlyHost != nil {
-		return f.readdirOnly(n)
+	if f.onlyHost == nil {
+		out, err := f.dirents.next(f.f, n)
+		return out, experimentalsys.UnwrapOSError(err)
 	}
-	entries, err := f.f.ReadDir(n)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, experimentalsys.UnwrapOSError(err)
-	}
-	out := make([]experimentalsys.Dirent, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, experimentalsys.Dirent{Name: e.Name(), Type: e.Type()})
-	}
-	return out, 0
-}
-
-// readdirOnly lists the granted files of a single-file mount. wazero takes
-// fewer than n entries for the end of the directory, so the granted names
-// are found in the whole directory first, then handed out n at a time.
-func (f *rootFile) readdirOnly(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
-	if !f.read {
-		entries, err := f.f.ReadDir(-1)
-		if err != nil && !errors.Is(err, io.EOF) {
+	// The directory of single-file grants: only the granted names, under
+	// their guest names. wazero stops at fewer than n entries, so the
+	// granted names are picked from the whole directory first.
+	if !f.dirents.picked {
+		all, err := f.dirents.next(f.f, -1)
+		if err != nil {
 			return nil, experimentalsys.UnwrapOSError(err)
 		}
-		for _, e := range entries {
-			if guest, ok := f.onlyHost[e.Name()]; ok {
-				f.pending = append(f.pending, experimentalsys.Dirent{Name: guest, Type: e.Type()})
+		var mine []experimentalsys.Dirent
+		for _, e := range all {
+			if guest, ok := f.onlyHost[e.Name]; ok {
+				mine = append(mine, experimentalsys.Dirent{Name: guest, Type: e.Type})
 			}
 		}
-		f.read = true
+		f.dirents.pending, f.dirents.picked = mine, true
 	}
-	if n <= 0 || n > len(f.pending) {
-		n = len(f.pending)
-	}
-	out := f.pending[:n:n]
-	f.pending = f.pending[n:]
-	return out, 0
+	return f.dirents.take(n), 0
 }
 
 func (f *rootFile) Close() experimentalsys.Errno {
