@@ -93,3 +93,56 @@ func testFilesWasm(t *testing.T, wasm string) {
 	})
 	require.Zero(t, p.Stats().Faults)
 }
+
+// TestFilesWasmOSPaths: the guest paths the host mounts grants at on each
+// OS the binary builds for (runtime's realGuestPath) become RFC 8089 URIs:
+// a Windows drive path as file:///C:/..., a macOS path with spaces and a
+// unicode Linux path escaped per segment; each URI reads back, and each
+// root has its template. The mounts are given as explicit guest paths,
+// which is how a Linux test host can present the other OSes' forms.
+func TestFilesWasmOSPaths(t *testing.T) { eachBuild(t, testFilesWasmOSPaths) }
+
+func testFilesWasmOSPaths(t *testing.T, wasm string) {
+	ctx := t.Context()
+	mounts := map[string]string{
+		"/C:/Users/me/notes": "file:///C:/Users/me/notes",
+		"/Users/me/Library/Mobile Documents/com~apple~CloudDocs": "file:///Users/me/Library/Mobile%20Documents/com~apple~CloudDocs",
+		"/home/me/ünï cødé": "file:///home/me/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9",
+	}
+	var g runtime.Grants
+	for guest := range mounts {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "to do.md"), []byte(guest), 0o644))
+		g.Dirs = append(g.Dirs, runtime.DirGrant{HostPath: dir, GuestPath: guest})
+	}
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testCacheDir()))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close(ctx) })
+	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithCompileTimeout(10*time.Minute).WithGrants(g))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(ctx) })
+
+	page, err := p.List(ctx, "")
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, r := range page.Resources {
+		got[r.URI] = r.Name
+	}
+	want := map[string]string{}
+	for guest, base := range mounts {
+		want[base+"/to%20do.md"] = "to do.md"
+		res, err := p.Read(ctx, base+"/to%20do.md")
+		require.NoError(t, err, base)
+		require.Equal(t, guest, *res.Contents[0].Text)
+		require.Equal(t, base+"/to%20do.md", res.Contents[0].URI)
+	}
+	require.Equal(t, want, got)
+	tpls, err := p.Templates(ctx, "")
+	require.NoError(t, err)
+	var tmpl []string
+	for _, tp := range tpls.ResourceTemplates {
+		tmpl = append(tmpl, tp.URITemplate)
+	}
+	require.ElementsMatch(t, []string{mounts["/C:/Users/me/notes"] + "/{+path}",
+		mounts["/Users/me/Library/Mobile Documents/com~apple~CloudDocs"] + "/{+path}", mounts["/home/me/ünï cødé"] + "/{+path}"}, tmpl)
+}
