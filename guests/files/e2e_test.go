@@ -107,7 +107,7 @@ func testFilesWasmOSPaths(t *testing.T, wasm string) {
 	mounts := map[string]string{
 		"/C:/Users/me/notes": "file:///C:/Users/me/notes",
 		"/Users/me/Library/Mobile Documents/com~apple~CloudDocs": "file:///Users/me/Library/Mobile%20Documents/com~apple~CloudDocs",
-		"/home/me/ünï cødé": "file:///home/me/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9",
+		"/home/me/ünï cødé":                                      "file:///home/me/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9",
 	}
 	var g runtime.Grants
 	for guest := range mounts {
