@@ -909,8 +909,11 @@ typedef int (*visit_fn)(void *ctx, const root *r, const char *rel, const entry *
 #define WALK_MORE 1
 #define WALK_FAIL 2
 
+/* listable: the path is UTF-8, holds no backslash (read refuses one, %5C
+ * included: it is a separator on Windows), and its escaped guest path fits
+ * a cursor. */
 static int listable(const root *r, const char *rel) {
-	return utf8_valid(rel, strlen(rel)) && esc_full_len(r, rel) <= MAX_ESCAPED_PATH;
+	return utf8_valid(rel, strlen(rel)) && !strchr(rel, '\\') && esc_full_len(r, rel) <= MAX_ESCAPED_PATH;
 }
 
 static int walk_dir(const root *r, const char *dir, const char *after, visit_fn visit, void *ctx, problem *pr);
@@ -1462,7 +1465,8 @@ MCPW_EXPORT(complete) int32_t files_complete(int32_t in_len) {
 					const entry *e = &es.v[i];
 					size_t nl = strlen(e->name);
 					size_t prefix = dl ? dl + 1 : 0;
-					if (prefix + nl + 1 > MAX_TEXT || strncmp(e->name, partial, pl) != 0 || !visible(e->name) || !utf8_valid(e->name, nl))
+					if (prefix + nl + 1 > MAX_TEXT || strncmp(e->name, partial, pl) != 0 || !visible(e->name) || !utf8_valid(e->name, nl) ||
+					    strchr(e->name, '\\'))
 						continue;
 					int d = e->type == __WASI_FILETYPE_DIRECTORY;
 					if (!d && e->type != __WASI_FILETYPE_REGULAR_FILE)

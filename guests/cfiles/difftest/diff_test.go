@@ -310,6 +310,19 @@ func checkReference(t *testing.T, config string, tr map[string]any, f fixture) {
 	require.Contains(t, uris, "file://"+escape(f.roots[2])+"/todo.md", "a single file, at its real path")
 	require.NotContains(t, uris, "file://"+escape(f.roots[2])+"/private.txt")
 	require.Equal(t, config == "show hidden", strings.Contains(strings.Join(uris, " "), "/.hidden"))
+	// List and read agree on the type, and on the size of what was read.
+	for _, p := range pages {
+		for _, r := range p.Resources {
+			read := tr["read "+r.URI].(outcome)
+			if read.Error != "" {
+				require.Contains(t, read.Error, "max_file_bytes", "%s: listed, but reading it fails", r.URI)
+				continue
+			}
+			c := read.Result.(*abi.ReadResult).Contents[0]
+			require.Equal(t, r.MIMEType, c.MIMEType, "%s: list and read disagree on the type", r.URI)
+			require.Equal(t, r.URI, c.URI)
+		}
+	}
 	long := 0
 	for _, u := range uris {
 		if strings.Contains(u, "/long/") {

@@ -20,7 +20,8 @@
 //     (directories never are: a directory is not something to read), not
 //     hidden ones (a path segment starting with ".") unless config
 //     show_hidden is "true", never through a symbolic link, never special
-//     files, never names that are not UTF-8 or whose escaped path does not
+//     files, never names that are not UTF-8 or hold a backslash (no URI of
+//     theirs reads back), or whose escaped path does not
 //     fit a cursor. A resource has its URI, its name (the path below its
 //     root), its MIME type when its name tells it, its size and its
 //     modification time. Pages hold 500; the cursor names the last file.

@@ -88,3 +88,20 @@ func TestListErrors(t *testing.T) {
 		require.Equal(t, abi.Error{Code: abi.CodeInternal, Message: errNoRoots().Error()}, e, op)
 	}
 }
+
+// TestBackslashNamesAbsent: a name holding a backslash (legal on Unix, a
+// separator on Windows) has no URI that reads back, since read refuses a
+// backslash escaped or not; so it is neither listed, nor completed, nor in
+// a directory's listed paths, and reading it is invalid params. Before,
+// the list offered file:///.../back%5Cslash.txt and reading it failed.
+func TestBackslashNamesAbsent(t *testing.T) {
+	root := tree(t, map[string]string{"back\\slash.txt": "b", "ok.txt": "o", "dir\\x/in.txt": "i"})
+	h := newHarness(t, root, nil)
+	got, _ := h.listAll()
+	require.Equal(t, []string{"ok.txt"}, got)
+	var r abi.CompleteResult
+	h.ok(abi.OpComplete, abi.CompleteRequest{Template: uriPrefix + testMount + "/{+path}", Argument: abi.CompleteArgument{Name: "path"}}, &r)
+	require.Equal(t, []string{"ok.txt"}, r.Values)
+	e := h.fail(abi.OpRead, abi.ReadRequest{URI: uriPrefix + testMount + "/back%5Cslash.txt"})
+	require.Equal(t, abi.CodeInvalidParams, e.Code)
+}

@@ -87,7 +87,7 @@ func (f *files) dirCompletions(ctx context.Context, opts options, r *root, dir, 
 	for _, e := range entries {
 		name := e.Name()
 		long := len(prefix)+len(name)+1 > abi.MaxTextField
-		if long || !strings.HasPrefix(name, partial) || !opts.visible(name) || !utf8.ValidString(name) {
+		if long || !strings.HasPrefix(name, partial) || !opts.visible(name) || !utf8.ValidString(name) || strings.Contains(name, "\\") {
 			continue
 		}
 		switch {

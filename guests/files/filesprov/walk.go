@@ -16,9 +16,11 @@ type visitFunc func(rel string, d fs.DirEntry) bool
 
 // listable reports whether a visible regular file can be listed: its path
 // must be valid for fs.FS (which rules out names that are not UTF-8, as
-// io/fs cannot open them) and its escaped guest path must fit a cursor.
+// io/fs cannot open them), hold no backslash (read refuses one, escaped
+// or not: it is a separator on Windows, so such a URI could never be read
+// back), and its escaped guest path must fit a cursor.
 func (r *root) listable(rel string) bool {
-	return fs.ValidPath(rel) && len(r.escFull(rel)) <= maxEscapedPath
+	return fs.ValidPath(rel) && !strings.Contains(rel, "\\") && len(r.escFull(rel)) <= maxEscapedPath
 }
 
 // walkAfter visits the listable regular files of r in walk order
