@@ -203,11 +203,11 @@ func (p *Provider) mounts() error {
 		return err
 	}
 	for _, m := range plans {
-		fsys, root, err := openGrant(m)
+		fsys, closer, err := openGrant(m)
 		if err != nil {
 			return err
 		}
-		p.roots = append(p.roots, root)
+		p.roots = append(p.roots, closer)
 		p.mountFS = append(p.mountFS, guestMountFS{guest: m.guest, fs: fsys})
 	}
 	return nil

@@ -17,8 +17,9 @@ import (
 // root, and a "..", absolute path or symlink that would leave it fails.
 // It is read-only, and answers the guest's questions the way the guest
 // asked them:
-//   - stat is one fstatat of the name (through the directories above it);
-//     it never opens the file, as wazero's fs.FS adapter does;
+//   - stat never opens the file, as wazero's fs.FS adapter does: on Linux
+//     it is one openat2 (O_PATH, resolved beneath the root) and one fstat,
+//     elsewhere os.Root's walk to the name and one fstatat;
 //   - lstat does not follow a symlink, so a guest that checks for links
 //     sees them; readlink is refused (a link's text may name host paths
 //     outside the grant), and open with O_NOFOLLOW refuses a link;
@@ -35,6 +36,9 @@ type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
 	host string // the root's host path
+	// dirfd is the root directory's descriptor, for stat's fast path
+	// (rootfs_stat_linux.go); the provider closes it with the root.
+	dirfd int
 	// track, in an instance's copy of the mount, records the lookups of
 	// the instance's current call (readcache.go).
 	track *fileTrack
@@ -70,13 +74,7 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 	if r.only != nil && n != "." {
 		follow = false // a symlink in place of a granted file is refused
 	}
-	var fi fs.FileInfo
-	var err error
-	if follow {
-		fi, err = r.root.Stat(n)
-	} else {
-		fi, err = r.root.Lstat(n)
-	}
+	fi, err := r.lookup(n, follow)
 	r.record(n, follow, fi, err)
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
@@ -97,6 +95,29 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 		return sys.Stat_t{}, experimentalsys.EACCES
 	}
 	return sys.NewStat_t(fi), 0
+}
+
+// lookup stats the name n in the root, following a final symlink (inside
+// the root) if follow: in one openat2 and one fstat where the kernel has
+// openat2 (statBeneath), else, and whenever that fails, through os.Root,
+// which opens each directory on the way, so that every error is os.Root's.
+func (r *rootFS) lookup(n string, follow bool) (fs.FileInfo, error) {
+	if fi, ok := statBeneath(r.dirfd, n, follow); ok {
+		return fi, nil
+	}
+	if follow {
+		return r.root.Stat(n)
+	}
+	return r.root.Lstat(n)
+}
+
+// open opens the name n in the root read-only with flag: in one openat2
+// where the kernel has it (openBeneath), else through os.Root.
+func (r *rootFS) open(n string, flag int) (*os.File, error) {
+	if f, ok := openBeneath(r.dirfd, n, flag); ok {
+		return f, nil
+	}
+	return r.root.OpenFile(n, flag, 0)
 }
 
 // record notes a lookup for the read cache: what it found, or that the
@@ -143,13 +164,7 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	}
 	// Look before opening: never open what is not a regular file or a
 	// directory.
-	var fi fs.FileInfo
-	var err error
-	if flag&experimentalsys.O_NOFOLLOW != 0 {
-		fi, err = r.root.Lstat(n)
-	} else {
-		fi, err = r.root.Stat(n)
-	}
+	fi, err := r.lookup(n, flag&experimentalsys.O_NOFOLLOW == 0)
 	r.record(n, flag&experimentalsys.O_NOFOLLOW == 0, fi, err)
 	switch {
 	case err != nil:
@@ -161,7 +176,7 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	case flag&experimentalsys.O_DIRECTORY != 0 && !fi.IsDir():
 		return nil, experimentalsys.ENOTDIR
 	}
-	f, err := r.root.OpenFile(n, osFlag, 0)
+	f, err := r.open(n, osFlag)
 	if err != nil {
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
