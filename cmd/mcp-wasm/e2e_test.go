@@ -253,6 +253,9 @@ func TestE2E_ModulesTogether(t *testing.T) {
 
 func TestE2E_StartupErrors(t *testing.T) {
 	notes := testguest.Go(t, "guests/notes")
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "inner")
+	require.NoError(t, os.Mkdir(inner, 0o755))
 	tests := []struct {
 		name string
 		args []string
@@ -262,6 +265,8 @@ func TestE2E_StartupErrors(t *testing.T) {
 		{"missing module", []string{"--module", "/nonexistent.wasm"}, "no such file"},
 		{"garbage module", []string{"--module", filepath.Join(testguest.Root(), "testdata", "hostile", "garbage.wasm")}, "not WebAssembly"},
 		{"missing dir", []string{"--allow-dir", "/nonexistent-dir"}, "not a readable directory"},
+		{"nested grants", []string{"--allow-dir", outer, "--allow-dir", inner}, "granted paths " + outer + " and " + inner + " overlap (one is inside the other): grant only the outer directory"},
+		{"one grant twice", []string{"--allow-dir", outer, "--allow-dir", outer + "/"}, "granted paths " + outer + " and " + outer + " overlap"},
 		{"grants with two modules", []string{"--module", notes, "--module", notes, "--allow-dir", "."}, "config file"},
 	}
 	for _, tc := range tests {
@@ -273,4 +278,34 @@ func TestE2E_StartupErrors(t *testing.T) {
 			require.Contains(t, string(out), tc.msg)
 		})
 	}
+}
+
+// TestE2E_DefaultSeveralGrants: the built-in provider serves several
+// --allow-dir at once, a directory and a single file of another, each
+// under its real file:// URI, without scheme prefixes; the start-up line
+// says where each is served.
+func TestE2E_DefaultSeveralGrants(t *testing.T) {
+	docs, other := filesTree(t), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "todo.md"), []byte("- [ ] it\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "private.md"), []byte("no"), 0o644))
+	todo := uriIn(t, other, "todo.md")
+	cs := connect(t, "2025-11-25", "--allow-dir", docs, "--allow-dir", filepath.Join(other, "todo.md"))
+	uris := map[string]bool{}
+	for _, r := range listAll(t, cs) {
+		uris[r.URI] = true
+	}
+	require.Equal(t, map[string]bool{
+		uriIn(t, docs, "hello.txt"): true, uriIn(t, docs, "docs/guide.md"): true, uriIn(t, docs, "img/pixel.png"): true,
+		uriIn(t, docs, "empty.txt"): true, uriIn(t, docs, "docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt"): true, todo: true,
+	}, uris)
+	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: todo})
+	require.NoError(t, err)
+	require.Equal(t, "- [ ] it\n", res.Contents[0].Text)
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uriIn(t, other, "private.md")})
+	require.Error(t, err, "a sibling of a granted file is not served")
+
+	out, err := exec.Command(binary(t), "serve", "--allow-dir", docs, "--allow-dir", filepath.Join(other, "todo.md")).CombinedOutput()
+	require.NoError(t, err, "serve ends at the end of stdin: %s", out)
+	require.Contains(t, string(out), "serving every regular file under "+docs+" as "+uriIn(t, docs, "...")+", "+
+		filepath.Join(other, "todo.md")+" as "+todo+", read-only")
 }
