@@ -209,7 +209,7 @@ func servedAs(dirs []runtime.DirGrant) string {
 		case err != nil:
 			out[i] = d.HostPath
 		case dir:
-			out[i] = d.HostPath + " as " + fileURI(at) + "/..."
+			out[i] = d.HostPath + " as " + strings.TrimSuffix(fileURI(at), "/") + "/..." // "/" is file:///...
 		default:
 			out[i] = d.HostPath + " as " + fileURI(at)
 		}
