@@ -162,12 +162,12 @@ func TestWatchChanges_changeAtActivation(t *testing.T) {
 			dir := t.TempDir()
 			write(t, filepath.Join(dir, "a.txt"), "a")
 			var active atomic.Bool
-			p, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load))
-			// Give the feed time to take a baseline (describe at load, then
-			// the baseline: two calls), if it takes one before anyone listens.
-			for deadline := time.Now().Add(2 * time.Second); p.Stats().Calls < 2 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-			}
+			ready := make(chan struct{})
+			_, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load).WithReady(func() { close(ready) }))
+			// The feed has taken its baseline before anyone listens. (Its
+			// call count says a baseline started, not that it ended: a file
+			// written meanwhile could land in it, which is not this case.)
+			<-ready
 			active.Store(true)
 			time.Sleep(delay)
 			write(t, filepath.Join(dir, "new.txt"), "new")
