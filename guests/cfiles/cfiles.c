@@ -612,9 +612,76 @@ static int entry_cmp(const void *a, const void *b) {
 static const __wasi_rights_t dir_rights = __WASI_RIGHTS_FD_READDIR | __WASI_RIGHTS_FD_FILESTAT_GET | __WASI_RIGHTS_PATH_OPEN |
 					  __WASI_RIGHTS_PATH_FILESTAT_GET | __WASI_RIGHTS_FD_READ;
 
+/* A list page needs only the first names of a directory from its resume
+ * point on, so the list walk reads a directory with a bound: only names
+ * from lo on (after lo if exclusive), and only the limit smallest of them,
+ * kept in a max-heap while the directory is read. A page that starts in a
+ * directory of F entries then costs F comparisons, not F copies and an
+ * F log F sort; when the page needs more, the walk reads on from the last
+ * name kept (truncated says there is more, last names it). */
+typedef struct {
+	const char *lo;
+	size_t lolen;
+	int exclusive;
+	size_t limit; /* 0: no limit */
+	int truncated;
+	char *last; /* malloc'd when truncated */
+} bound;
+
+/* walk_batch is the limit of the list walk's bound; 0 (every other walk)
+ * reads whole directories. */
+static size_t walk_batch;
+#define LIST_BATCH (PAGE_SIZE + 12)
+
+static void heap_down(entry *v, size_t n, size_t i) {
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && strcmp(v[l].name, v[m].name) > 0)
+			m = l;
+		if (r < n && strcmp(v[r].name, v[m].name) > 0)
+			m = r;
+		if (m == i)
+			return;
+		entry t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(entry *v, size_t i) {
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (strcmp(v[i].name, v[parent].name) <= 0)
+			return;
+		entry t = v[i];
+		v[i] = v[parent];
+		v[parent] = t;
+		i = parent;
+	}
+}
+
+/* bound_keeps reports whether a name passes b's lower bound and, when the
+ * selection is full, is smaller than its largest name. */
+static int bound_keeps(bound *b, const entries *out, const char *name, size_t len) {
+	if (!b)
+		return 1;
+	if (b->lo) {
+		int c = cmpn(name, len, b->lo, b->lolen);
+		if (c < 0 || (c == 0 && b->exclusive))
+			return 0;
+	}
+	if (b->limit && out->n == b->limit) {
+		b->truncated = 1;
+		return cmpn(name, len, out->v[0].name, strlen(out->v[0].name)) < 0;
+	}
+	return 1;
+}
+
 /* read_names reads the entries of the open directory fd ("." and ".."
- * left out), with the types the directory records. */
-static __wasi_errno_t read_names(__wasi_fd_t fd, entries *out) {
+ * left out), with the types the directory records, within the bound b
+ * (NULL: all). */
+static __wasi_errno_t read_names(__wasi_fd_t fd, entries *out, bound *b) {
 	size_t cap = 16384, ncap = 0;
 	uint8_t *buf = malloc(cap);
 	if (!buf)
@@ -641,6 +708,20 @@ static __wasi_errno_t read_names(__wasi_fd_t fd, entries *out) {
 				continue;
 			if (memchr(name, 0, d.d_namlen) || memchr(name, '/', d.d_namlen))
 				continue;
+			if (!bound_keeps(b, out, name, d.d_namlen))
+				continue;
+			if (b && b->limit && out->n == b->limit) {
+				/* full: the new name replaces the largest */
+				char *nm = dupn(name, d.d_namlen);
+				if (!nm) {
+					err = __WASI_ERRNO_NOMEM;
+					goto done;
+				}
+				free(out->v[0].name);
+				out->v[0] = (entry){nm, d.d_type};
+				heap_down(out->v, out->n, 0);
+				continue;
+			}
 			if (out->n == ncap) {
 				ncap = ncap ? 2 * ncap : 64;
 				entry *v = realloc(out->v, ncap * sizeof *v);
@@ -656,6 +737,8 @@ static __wasi_errno_t read_names(__wasi_fd_t fd, entries *out) {
 				goto done;
 			}
 			out->v[out->n++] = (entry){nm, d.d_type};
+			if (b && b->limit)
+				heap_up(out->v, out->n - 1);
 		}
 		if (used < cap)
 			break; /* the end of the directory */
@@ -676,6 +759,11 @@ static __wasi_errno_t read_names(__wasi_fd_t fd, entries *out) {
 	}
 done:
 	free(buf);
+	if (!err && b && b->truncated && out->n > 0) {
+		b->last = dupn(out->v[0].name, strlen(out->v[0].name));
+		if (!b->last)
+			err = __WASI_ERRNO_NOMEM;
+	}
 	return err;
 }
 
@@ -684,18 +772,19 @@ static __wasi_errno_t open_dir(const root *r, const char *rel, __wasi_fd_t *fd) 
 	return __wasi_path_open((__wasi_fd_t)r->fd, 0, rel, __WASI_OFLAGS_DIRECTORY, dir_rights, dir_rights, 0, fd);
 }
 
-/* read_dir returns the entries of dir sorted by name, skipping (with a log
+/* read_dir returns the entries of dir (within the bound b, NULL: all)
+ * sorted by name, skipping (with a log
  * line naming each) those whose type the host does not tell and that
  * cannot be looked at: a named pipe or a socket (WASI has no type for
  * them), which the host refuses to stat. */
-static __wasi_errno_t read_dir(const root *r, const char *dir, entries *out) {
+static __wasi_errno_t read_dir(const root *r, const char *dir, entries *out, bound *b) {
 	out->v = NULL;
 	out->n = 0;
 	__wasi_fd_t fd;
 	__wasi_errno_t err = open_dir(r, dir, &fd);
 	if (err)
 		return err;
-	err = read_names(fd, out);
+	err = read_names(fd, out, b);
 	(void)__wasi_fd_close(fd);
 	if (err) {
 		entries_free(out);
@@ -947,52 +1036,65 @@ static int32_t root_failed(problem *pr, const root *r, __wasi_errno_t err) {
 }
 
 /* walk_dir walks dir in name order; after is the rest of the resume point
- * inside dir (NULL: everything). */
+ * inside dir (NULL: everything). The list walk reads it in bounded batches
+ * (see bound), each from where the last one ended. */
 static int walk_dir(const root *r, const char *dir, const char *after, visit_fn visit, void *ctx, problem *pr) {
-	entries es;
-	__wasi_errno_t err = read_dir(r, dir, &es);
-	if (err) {
-		if (strcmp(dir, ".") == 0)
-			return root_failed(pr, r, err);
-		char *full = full_path(r, dir);
-		SKIP(MCPW_WARN, "skip directory %s and everything in it: %s", full ? full : dir, errno_text(err));
-		free(full);
-		return WALK_MORE;
-	}
-	size_t start = 0, flen = 0;
+	size_t flen = 0;
 	if (after) {
 		const char *slash = strchr(after, '/');
 		flen = slash ? (size_t)(slash - after) : strlen(after);
-		size_t lo = 0, hi = es.n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (cmpn(es.v[mid].name, strlen(es.v[mid].name), after, flen) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		start = lo;
 	}
+	bound b = {after, flen, 0, walk_batch, 0, NULL};
+	char *owned = NULL; /* b.lo after the first batch */
 	int rc = WALK_MORE;
-	for (size_t i = start; i < es.n && rc == WALK_MORE; i++) {
-		const entry *e = &es.v[i];
-		const char *sub = NULL;
-		if (after && strlen(e->name) == flen && memcmp(e->name, after, flen) == 0) {
-			if (e->type != __WASI_FILETYPE_DIRECTORY)
-				continue;
-			sub = after[flen] == '/' && after[flen + 1] ? after + flen + 1 : NULL;
+	for (int batch = 0;; batch++) {
+		entries es;
+		__wasi_errno_t err = read_dir(r, dir, &es, (after || walk_batch) ? &b : NULL);
+		if (err) {
+			free(b.last);
+			free(owned);
+			if (strcmp(dir, ".") == 0)
+				return root_failed(pr, r, err);
+			char *full = full_path(r, dir);
+			SKIP(MCPW_WARN, "skip directory %s and everything in it: %s", full ? full : dir, errno_text(err));
+			free(full);
+			return rc;
 		}
-		char *rel = join(dir, e->name);
-		if (!rel) {
-			SETF(pr, MCPW_INTERNAL, "provider ran out of memory");
-			rc = WALK_FAIL;
-			break;
+		for (size_t i = 0; i < es.n && rc == WALK_MORE; i++) {
+			const entry *e = &es.v[i];
+			const char *sub = NULL;
+			if (after && batch == 0 && strlen(e->name) == flen && memcmp(e->name, after, flen) == 0) {
+				if (e->type != __WASI_FILETYPE_DIRECTORY)
+					continue;
+				sub = after[flen] == '/' && after[flen + 1] ? after + flen + 1 : NULL;
+			}
+			char *rel = join(dir, e->name);
+			if (!rel) {
+				SETF(pr, MCPW_INTERNAL, "provider ran out of memory");
+				rc = WALK_FAIL;
+				break;
+			}
+			rc = visit_entry(r, rel, e, sub, visit, ctx, pr);
+			free(rel);
 		}
-		rc = visit_entry(r, rel, e, sub, visit, ctx, pr);
-		free(rel);
+		entries_free(&es);
+		if (rc != WALK_MORE || !b.truncated) {
+			free(b.last);
+			free(owned);
+			return rc;
+		}
+		/* Read on after the last name kept, twice as many: a directory of
+		 * entries that list nothing (hidden, special, empty directories)
+		 * costs a few readings of it, not one per batch. */
+		free(owned);
+		owned = b.last;
+		b.lo = owned;
+		b.lolen = strlen(owned);
+		b.exclusive = 1;
+		b.truncated = 0;
+		b.last = NULL;
+		b.limit = b.limit > SIZE_MAX / 2 ? SIZE_MAX : 2 * b.limit;
 	}
-	entries_free(&es);
-	return rc;
 }
 
 typedef struct {
@@ -1099,10 +1201,12 @@ MCPW_EXPORT(list) int32_t files_list(int32_t in_len) {
 	mcpw_buf page = MCPW_BUF_INIT;
 	list_ctx c = {0, PAGE_SIZE, 0, &page, MCPW_BUF_INIT};
 	problem pr = {NULL, MCPW_BUF_INIT};
+	walk_batch = LIST_BATCH;
 	for (size_t i = start; i < nroots && !c.more; i++) {
 		if (walk_dir(&roots[i], ".", i == start ? after : NULL, list_visit, &c, &pr) == WALK_FAIL)
 			break;
 	}
+	walk_batch = 0;
 	free(after);
 	skip_done();
 	if (pr.code) {
@@ -1458,7 +1562,7 @@ MCPW_EXPORT(complete) int32_t files_complete(int32_t in_len) {
 		}
 		if (*dir == 0 || is_dir(r, dir)) {
 			entries es;
-			if (read_dir(r, *dir ? dir : ".", &es) == 0) {
+			if (read_dir(r, *dir ? dir : ".", &es, NULL) == 0) {
 				size_t dl = strlen(dir), pl = strlen(partial);
 				vals = malloc((es.n ? es.n : 1) * sizeof *vals);
 				for (size_t i = 0; vals && i < es.n; i++) {

@@ -131,3 +131,39 @@ func BenchmarkListPage(b *testing.B) {
 		}
 	}
 }
+
+// TestFilesWasmListThroughUnlisted: a directory whose first thousands of
+// names list nothing (hidden files, empty directories) before the files
+// that do is listed whole, each file once: a page reads on past what it
+// cannot list, whatever the batches it reads the directory in.
+func TestFilesWasmListThroughUnlisted(t *testing.T) {
+	root := t.TempDir()
+	var want []string
+	for i := range 1500 {
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf(".h%04d", i)), nil, 0o644))
+	}
+	for i := range 700 {
+		require.NoError(t, os.Mkdir(filepath.Join(root, fmt.Sprintf("e%04d", i)), 0o755))
+	}
+	for i := range 1300 {
+		name := fmt.Sprintf("f%04d.txt", i)
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), nil, 0o644))
+		want = append(want, name)
+	}
+	eachBuild(t, func(t *testing.T, wasm string) {
+		p := loadQuiet(t, wasm, root)
+		var got []string
+		for cursor, pages := "", 0; ; pages++ {
+			require.Less(t, pages, 10)
+			page, err := p.List(t.Context(), cursor)
+			require.NoError(t, err)
+			for _, r := range page.Resources {
+				got = append(got, r.Name)
+			}
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+		}
+		require.Equal(t, want, got)
+	})
+}
