@@ -4,7 +4,7 @@ STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLANG       ?= clang
 CFLAGS_WASM := --target=wasm32-wasi --sysroot=/usr -O2 -mexec-model=reactor -Wall -Werror -Wl,--strip-all -I guests/c
 GO_GUESTS   := notes files bench conformance httpjson
-C_GUESTS    := cdocs cbench
+C_GUESTS    := cdocs cbench cfiles
 # The catalog example, once per SDK (guests/catalog): built by the rules below.
 CATALOGS    := catalog-go catalog-c catalog-rust catalog-as
 # Rust: Debian's toolchain (apt-get install rustc cargo libstd-rust-dev-wasm32)
@@ -62,10 +62,13 @@ build/guests/%.wasm: FORCE
 	fi
 FORCE:
 
-# The files provider embedded in the binary as the default provider.
-default-provider: build/guests/files.wasm
-	cp build/guests/files.wasm cmd/mcp-wasm/defaultprovider/files.wasm
-	$(GO) version | cut -d' ' -f3 > cmd/mcp-wasm/defaultprovider/files.wasm.go-version
+# The files provider embedded in the binary as the default provider: the C
+# one (guests/cfiles). The compiler's version is recorded beside it, for the
+# reproducibility test. Do not put binaryen's wasm-opt on PATH: clang 14 runs
+# it after linking when it finds it, and the bytes would depend on it.
+default-provider: build/guests/cfiles.wasm
+	cp build/guests/cfiles.wasm cmd/mcp-wasm/defaultprovider/files.wasm
+	$(CLANG) --version | head -n 1 > cmd/mcp-wasm/defaultprovider/files.wasm.clang-version
 
 # Hostile fixtures: regenerate the committed .wasm from the .wat sources.
 hostile:

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
@@ -400,6 +402,9 @@ func resolveGrants(base string, g grantsFile, env LookupEnv, bad func(string, st
 		} else if _, err := os.Stat(host); err != nil {
 			bad(key, "%s: no such file or directory: create it or fix the path (relative to the config file's directory)", d.Host)
 		}
+		if d.Guest != "" {
+			checkGuestPath(fmt.Sprintf("grants.dirs[%d].guest", i), d.Guest, g.Dirs[:i], bad)
+		}
 		out.Dirs = append(out.Dirs, runtime.DirGrant{HostPath: host, GuestPath: d.Guest})
 	}
 	out.Config = mergeValues(g.Config, g.ConfigEnv, "grants.configEnv", env, bad)
@@ -458,4 +463,24 @@ func resolveHTTP(h httpFile) runtime.HTTPGrant {
 		out.Timeout = time.Duration(*h.Timeout)
 	}
 	return out
+}
+
+// checkGuestPath checks a grant's guest path where the file gives it: an
+// absolute, clean slash path other than "/", not inside or around the
+// guest path of an earlier grant. (The runtime checks the same at load,
+// and also the real paths of grants without one.)
+func checkGuestPath(key, guest string, earlier []dirFile, bad func(string, string, ...any)) {
+	if !strings.HasPrefix(guest, "/") || path.Clean(guest) != guest || guest == "/" {
+		bad(key, `%q: give an absolute, clean path other than "/", such as "/data" (where the provider sees the directory)`, guest)
+		return
+	}
+	for _, o := range earlier {
+		if o.Guest == "" {
+			continue
+		}
+		if o.Guest == guest || strings.HasPrefix(guest, o.Guest+"/") || strings.HasPrefix(o.Guest, guest+"/") {
+			bad(key, "%q overlaps %q of an earlier grant: give each grant a guest path of its own, side by side", guest, o.Guest)
+			return
+		}
+	}
 }

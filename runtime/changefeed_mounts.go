@@ -1,40 +1,36 @@
 package runtime
 
 import (
-	"os"
 	"path"
 	"path/filepath"
+	"slices"
 )
 
 // mountedPath is a granted host path as the change feed watches it and as
 // the guest sees it.
 type mountedPath struct {
-	watch string // host path watched: the granted directory, or the real path of a granted file
+	watch string // host path watched: the real granted directory, or the real path of a granted file
 	guest string // the guest path: the mount of a directory, mount/name of a single file
 	file  bool
 }
 
-// mountedPaths resolves the provider's grants to where they are mounted
-// (guestMount, as load.go mounts them); a single file appears under its
-// base name in a directory at the mount. A grant that no longer resolves is
-// left out.
+// mountedPaths lists the provider's mounts (as load.go mounted them): a
+// directory as itself, each single file under its name in its mount.
 func (p *Provider) mountedPaths() []mountedPath {
 	var out []mountedPath
-	for i, g := range p.cfg.grants.Dirs {
-		guest, ok := p.guestMount(i, g)
-		fi, err := os.Stat(g.HostPath)
-		if !ok || err != nil {
+	for _, m := range p.mountFS {
+		if m.fs.only == nil {
+			out = append(out, mountedPath{watch: m.fs.host, guest: m.guest})
 			continue
 		}
-		if fi.IsDir() {
-			out = append(out, mountedPath{watch: filepath.Clean(g.HostPath), guest: guest})
-			continue
+		names := make([]string, 0, len(m.fs.only))
+		for name := range m.fs.only {
+			names = append(names, name)
 		}
-		real, err := filepath.EvalSymlinks(g.HostPath)
-		if err != nil {
-			continue
+		slices.Sort(names)
+		for _, name := range names {
+			out = append(out, mountedPath{watch: filepath.Join(m.fs.host, m.fs.only[name]), guest: path.Join(m.guest, name), file: true})
 		}
-		out = append(out, mountedPath{watch: real, guest: path.Join(guest, filepath.Base(g.HostPath)), file: true})
 	}
 	return out
 }

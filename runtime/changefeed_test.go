@@ -101,19 +101,19 @@ func TestWatchChanges_files(t *testing.T) {
 			// The first round is a baseline: keep editing until it is in.
 			require.Eventually(t, func() bool {
 				write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
-				return r.count("file:///a.txt") > 0
+				return r.count(realURI(t, dir, "a.txt")) > 0
 			}, waitLong, 200*time.Millisecond)
 			write(t, filepath.Join(dir, "docs", "b.md"), "b, edited")
-			require.Eventually(t, func() bool { return r.count("file:///docs/b.md") > 0 }, waitLong, 10*time.Millisecond)
+			require.Eventually(t, func() bool { return r.count(realURI(t, dir, "docs/b.md")) > 0 }, waitLong, 10*time.Millisecond)
 
 			lists := r.listChanges()
 			write(t, filepath.Join(dir, "docs", "new.md"), "new")
-			require.Eventually(t, func() bool { return r.count("file:///docs/new.md") > 0 && r.listChanges() > lists },
+			require.Eventually(t, func() bool { return r.count(realURI(t, dir, "docs/new.md")) > 0 && r.listChanges() > lists },
 				waitLong, 10*time.Millisecond)
 			lists = r.listChanges()
 			require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
 			require.Eventually(t, func() bool { return r.listChanges() > lists }, waitLong, 10*time.Millisecond)
-			require.Zero(t, r.count("file:///.hidden"))
+			require.Zero(t, r.count(realURI(t, dir, ".hidden")))
 		})
 	}
 }
@@ -127,7 +127,7 @@ func TestWatchChanges_singleFile(t *testing.T) {
 	_, r := filesFeed(t, DirGrant{HostPath: file}, fastFeed())
 	require.Eventually(t, func() bool {
 		write(t, file, "edit "+time.Now().String())
-		return r.count("file:///notes.md") > 0
+		return r.count(realURI(t, dir, "notes.md")) > 0
 	}, waitLong, 200*time.Millisecond)
 }
 
@@ -143,12 +143,12 @@ func TestWatchChanges_active(t *testing.T) {
 	write(t, filepath.Join(dir, "a.txt"), "a, unheard")
 	time.Sleep(300 * time.Millisecond) // several intervals, all inactive
 	require.Equal(t, calls, p.Stats().Calls, "no changes call while inactive")
-	require.Zero(t, r.count("file:///a.txt"))
+	require.Zero(t, r.count(realURI(t, dir, "a.txt")))
 
 	active.Store(true)
 	require.Eventually(t, func() bool {
 		write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
-		return r.count("file:///a.txt") > 0
+		return r.count(realURI(t, dir, "a.txt")) > 0
 	}, waitLong, 200*time.Millisecond)
 }
 
@@ -162,12 +162,12 @@ func TestWatchChanges_changeAtActivation(t *testing.T) {
 			dir := t.TempDir()
 			write(t, filepath.Join(dir, "a.txt"), "a")
 			var active atomic.Bool
-			p, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load))
-			// Give the feed time to take a baseline (describe at load, then
-			// the baseline: two calls), if it takes one before anyone listens.
-			for deadline := time.Now().Add(2 * time.Second); p.Stats().Calls < 2 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-			}
+			ready := make(chan struct{})
+			_, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load).WithReady(func() { close(ready) }))
+			// The feed has taken its baseline before anyone listens. (Its
+			// call count says a baseline started, not that it ended: a file
+			// written meanwhile could land in it, which is not this case.)
+			<-ready
 			active.Store(true)
 			time.Sleep(delay)
 			write(t, filepath.Join(dir, "new.txt"), "new")

@@ -102,14 +102,18 @@ type Grants struct {
 	Random bool
 }
 
-// DirGrant mounts HostPath read-only at GuestPath inside the guest. An empty
-// GuestPath mounts it where the provider asks: the i-th directory grant with
-// no GuestPath goes to the i-th path of its describe's requests.filesystem.
-// Symlinks that leave HostPath are not followed.
+// DirGrant mounts HostPath read-only in the guest. With no GuestPath it is
+// mounted at its real absolute path (symlinks in HostPath resolved, cleaned;
+// on Windows C:\Users\me appears as /C:/Users/me), so that a provider
+// naming files by their guest paths names them by their real paths; a
+// GuestPath mounts it there instead, for deployments that must not show
+// host paths. The provider's describe requests.filesystem changes nothing:
+// it is informational. Symlinks that leave HostPath are not followed.
 //
-// When HostPath is a regular file (or a symlink to one), the guest sees a
-// read-only directory at GuestPath holding that one file under its base
-// name, and nothing else (grant the file's directory to share a GuestPath).
+// When HostPath is a regular file (or a symlink to one), the guest sees its
+// real parent directory (or GuestPath) holding that one file and nothing
+// else; several files of one directory share that mount. Grants whose files
+// or guest paths would overlap are refused at load.
 type DirGrant struct {
 	HostPath  string
 	GuestPath string
@@ -244,22 +248,24 @@ func (c ProviderConfig) validate() error {
 }
 
 func (g Grants) validate() error {
-	seen := map[string]bool{}
+	var guests []string
 	for _, d := range g.Dirs {
 		if !filepath.IsAbs(d.HostPath) {
 			return fmt.Errorf("%w: granted directory %q must be an absolute path", ErrConfig, d.HostPath)
 		}
 		gp := d.GuestPath
 		if gp == "" {
-			continue // mounted where the provider's requests.filesystem asks
+			continue // mounted at its real path (checked at load, see planMounts)
 		}
 		if !strings.HasPrefix(gp, "/") || path.Clean(gp) != gp || gp == "/" {
 			return fmt.Errorf("%w: guest mount path %q must be absolute, clean and not \"/\"", ErrConfig, gp)
 		}
-		if seen[gp] {
-			return fmt.Errorf("%w: guest mount path %q granted twice", ErrConfig, gp)
+		for _, o := range guests {
+			if pathNests(gp, o, "/") {
+				return fmt.Errorf("%w: guest mount paths %q and %q overlap (granted twice, or one inside the other): give each grant a guest path of its own, side by side", ErrConfig, o, gp)
+			}
 		}
-		seen[gp] = true
+		guests = append(guests, gp)
 	}
 	for k := range g.Config {
 		if !abi.IsConfigKey(k) {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -60,12 +61,17 @@ func TestConfig_Invalid(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 }
 
-// TestLoad_ExtraDirGrant: a directory grant with no guest path needs a
-// matching filesystem request in describe; minimal requests none.
-func TestLoad_ExtraDirGrant(t *testing.T) {
+// TestLoad_UnrequestedDirGrant: filesystem requests are informational; a
+// directory granted to a provider that requests none is mounted anyway, at
+// its real path.
+func TestLoad_UnrequestedDirGrant(t *testing.T) {
 	rt := newTestRuntime(t, NewConfig())
-	_, err := rt.Load(context.Background(), "minimal", minimalWasm(t),
-		NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: t.TempDir()}}}))
-	require.ErrorIs(t, err, ErrConfig)
-	require.ErrorContains(t, err, "remove the extra grant")
+	dir := t.TempDir()
+	p, err := rt.Load(context.Background(), "minimal", minimalWasm(t),
+		NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: dir}}}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	require.Equal(t, []mountedPath{{watch: real, guest: filepath.ToSlash(real)}}, p.mountedPaths())
 }

@@ -167,7 +167,7 @@ func (c ProviderConfig) redact(s string) string {
 func (g Grants) String() string {
 	var parts []string
 	for _, d := range g.Dirs {
-		parts = append(parts, "dir "+d.HostPath+"->"+orDefault(d.GuestPath, "(requested)"))
+		parts = append(parts, "dir "+d.HostPath+"->"+orDefault(d.GuestPath, "(its real path)"))
 	}
 	for _, k := range sortedKeys(g.Config) {
 		parts = append(parts, "config "+k)

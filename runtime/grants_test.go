@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,8 +67,16 @@ func TestGrantReport(t *testing.T) {
 		HTTP:  []abi.HTTPRequest{{Prefix: "https://api.example.com/v1/"}, {Prefix: "https://other.example.com/"}},
 		Clock: true,
 	}}
+	base := t.TempDir()
+	docs, app, x := filepath.Join(base, "docs"), filepath.Join(base, "app.json"), filepath.Join(base, "x")
+	require.NoError(t, os.MkdirAll(docs, 0o755))
+	require.NoError(t, os.MkdirAll(x, 0o755))
+	require.NoError(t, os.WriteFile(app, nil, 0o644))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(docs, link))
 	g := Grants{
-		Dirs:    []DirGrant{{HostPath: "/srv/docs"}, {HostPath: "/etc/app.json", GuestPath: "/cfg"}, {HostPath: "/x", GuestPath: "/extra"}},
+		Dirs: []DirGrant{{HostPath: link}, {HostPath: app, GuestPath: "/cfg"}, {HostPath: x, GuestPath: "/data"},
+			{HostPath: filepath.Join(base, "gone")}},
 		Config:  map[string]string{"base_url": "https://api.example.com/v1/", "api_key": "PLAINSECRET", "extra": "e"},
 		Secrets: map[string]string{"token": "hunter2", "unasked": "s3"},
 		HTTP:    HTTPGrant{Allow: []HTTPRule{{Prefix: "https://api.example.com/"}, {Prefix: "https://more.example.com/"}}},
@@ -82,9 +92,10 @@ func TestGrantReport(t *testing.T) {
 		require.NotContains(t, all, secret)
 	}
 	for _, want := range []string{
-		"filesystem|/data (read-only)|/srv/docs mounted at /data (read-only)|",
-		"filesystem|/cfg (read-only)|/etc/app.json mounted at /cfg (read-only)|",
-		"filesystem||/x mounted at /extra (read-only)|",
+		"filesystem|/data (read-only)|" + x + " mounted at /data (read-only)|",
+		"filesystem|/cfg (read-only)|" + app + " mounted at /cfg/app.json (read-only, this file only)|",
+		"filesystem||" + link + " mounted at " + filepath.ToSlash(docs) + " (read-only)|not requested",
+		"filesystem||" + filepath.Join(base, "gone") + " (read-only)|not mounted: ",
 		`config|base_url|base_url = "https://api.example.com/v1/"|`,
 		"secret|token|token = " + masked + "|",
 		"secret|api_key|api_key = " + masked + "|a secret granted as plain config",
@@ -101,6 +112,18 @@ func TestGrantReport(t *testing.T) {
 		require.Contains(t, all, want)
 	}
 	require.Len(t, GrantReport(nil, Grants{}), 2, "nothing requested or granted: clock and random rows only")
+
+	// Requests are informational: one nothing is mounted at says how to
+	// map a grant there; a request for "/" takes any grant.
+	alone := GrantReport(&abi.Describe{Requests: &abi.Requests{Filesystem: []abi.FSRequest{{Path: "/data"}}}}, Grants{Dirs: []DirGrant{{HostPath: docs}}})
+	require.Equal(t, "/data (read-only)", alone[0].Requested)
+	require.Contains(t, alone[0].Note, `map a grant there with "guest" in a config file`)
+	anyDir := GrantReport(&abi.Describe{Requests: &abi.Requests{Filesystem: []abi.FSRequest{{Path: "/"}}}}, Grants{Dirs: []DirGrant{{HostPath: docs}, {HostPath: x}}})
+	require.Equal(t, GrantLine{Kind: "filesystem", Requested: "any directory (read-only)", Granted: docs + " mounted at " + filepath.ToSlash(docs) + " (read-only)"}, anyDir[0])
+	require.Equal(t, "any directory (read-only)", anyDir[1].Requested)
+	require.Empty(t, anyDir[1].Note)
+	none := GrantReport(&abi.Describe{Requests: &abi.Requests{Filesystem: []abi.FSRequest{{Path: "/"}}}}, Grants{})
+	require.Equal(t, GrantLine{Kind: "filesystem", Requested: "any directory (read-only)"}, none[0])
 }
 
 // TestEgressClosedWithProvider: the egress client's idle connections are

@@ -30,14 +30,14 @@ func TestWatchChanges_specialFiles(t *testing.T) {
 
 			require.Eventually(t, func() bool {
 				write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
-				return r.count("file:///a.txt") > 0
+				return r.count(realURI(t, dir, "a.txt")) > 0
 			}, waitLong, 200*time.Millisecond)
 			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "sub", "pipe2"), 0o644))
 			lists := r.listChanges()
 			write(t, filepath.Join(dir, "sub", "new.md"), "new")
-			require.Eventually(t, func() bool { return r.count("file:///sub/new.md") > 0 && r.listChanges() > lists },
+			require.Eventually(t, func() bool { return r.count(realURI(t, dir, "sub/new.md")) > 0 && r.listChanges() > lists },
 				waitLong, 10*time.Millisecond)
-			require.Zero(t, r.count("file:///pipe")+r.count("file:///sub/sock")+r.count("file:///sub/pipe2"))
+			require.Zero(t, r.count(realURI(t, dir, "pipe"))+r.count(realURI(t, dir, "sub/sock"))+r.count(realURI(t, dir, "sub/pipe2")))
 			require.Zero(t, p.Stats().Faults)
 		})
 	}

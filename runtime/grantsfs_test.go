@@ -150,8 +150,12 @@ func TestFileGrant(t *testing.T) {
 	require.NoError(t, os.WriteFile(conf, []byte("a=1"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.txt"), []byte("OTHER"), 0o644))
 	require.NoError(t, os.Symlink(conf, filepath.Join(t.TempDir(), "x"))) // noise
+	// A second file, granted through a symlink at a guest path (granting
+	// conf twice is refused: see TestPlanMounts).
+	other := filepath.Join(t.TempDir(), "b.json")
+	require.NoError(t, os.WriteFile(other, []byte("b=1"), 0o644))
 	alias := filepath.Join(t.TempDir(), "alias.json")
-	require.NoError(t, os.Symlink(conf, alias))
+	require.NoError(t, os.Symlink(other, alias))
 
 	p := grantProbe(t, runtime.Grants{Dirs: []runtime.DirGrant{
 		{HostPath: conf},
@@ -160,7 +164,7 @@ func TestFileGrant(t *testing.T) {
 	for path, want := range map[string]string{
 		"r3conf.json":  "a=1",
 		"n3conf.json":  "a=1",
-		"r4alias.json": "a=1", // named as the operator named it
+		"r4alias.json": "b=1", // named as the operator named it
 	} {
 		got, err := probe(t, p, path)
 		require.NoError(t, err, path)
@@ -168,7 +172,7 @@ func TestFileGrant(t *testing.T) {
 	}
 	for _, path := range []string{
 		"r3other.txt", "r3../other.txt", "r3conf.json/../other.txt", "r3./other.txt",
-		"r3" + filepath.Join(dir, "other.txt"), "r3.", "r3", "r4conf.json", "r3alias.json",
+		"r3" + filepath.Join(dir, "other.txt"), "r3.", "r3", "r4conf.json", "r4b.json", "r3alias.json",
 		"w3conf.json", "w3new.txt",
 	} {
 		_, err := probe(t, p, path)
@@ -237,11 +241,13 @@ func TestFileGrantListing(t *testing.T) {
 	page, err := p.List(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, page.Resources, 1)
-	require.Equal(t, "file:///notes.md", page.Resources[0].URI)
-	res, err := p.Read(ctx, "file:///notes.md")
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	require.Equal(t, "file://"+filepath.ToSlash(real)+"/notes.md", page.Resources[0].URI, "a single file, at its real path")
+	res, err := p.Read(ctx, page.Resources[0].URI)
 	require.NoError(t, err)
 	require.Equal(t, "# hi\n", *res.Contents[0].Text)
-	_, err = p.Read(ctx, "file:///private.txt")
+	_, err = p.Read(ctx, "file://"+filepath.ToSlash(real)+"/private.txt")
 	require.ErrorIs(t, err, abi.ErrNotFound)
 }
 

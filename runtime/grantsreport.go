@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,8 @@ type GrantLine struct {
 }
 
 // GrantReport lines up d's requests (d may be nil when the module did not
-// load) with g. It reads no file and shows no secret.
+// load) with g. It shows no secret and reads no file's contents: granted
+// paths are resolved (symlinks, single files) to where they are mounted.
 func GrantReport(d *abi.Describe, g Grants) []GrantLine {
 	var q abi.Requests
 	if d != nil && d.Requests != nil {
@@ -39,27 +42,62 @@ func GrantReport(d *abi.Describe, g Grants) []GrantLine {
 	return out
 }
 
+// fsReport shows each granted path where the guest sees it. Filesystem
+// requests are informational (a grant is mounted at its real path, or at
+// the guest path the operator gives, never at a requested path): a grant
+// mounted where the provider asked, or a request for "/" (any path: the
+// provider serves whatever it is given), pairs with it; a request left
+// alone says where to map a grant if the provider reads only that path.
 func fsReport(reqs []abi.FSRequest, dirs []DirGrant) []GrantLine {
-	var out []GrantLine
-	used := make([]bool, len(dirs))
-	for i, r := range reqs {
+	var out, lines []GrantLine
+	guests := make([]string, len(dirs))
+	for i, d := range dirs {
+		m, err := planOne(d)
+		guests[i] = m.guest
+		line := GrantLine{Kind: "filesystem"}
+		switch {
+		case err != nil:
+			line.Granted, line.Note = d.HostPath+" (read-only)", "not mounted: "+Sanitize(err.Error(), 300)
+		case m.only != nil:
+			for name := range m.only {
+				line.Granted = d.HostPath + " mounted at " + path.Join(m.guest, name) + " (read-only, this file only)"
+			}
+		default:
+			line.Granted = d.HostPath + " mounted at " + m.guest + " (read-only)"
+		}
+		lines = append(lines, line)
+	}
+	anyPath := slices.ContainsFunc(reqs, func(r abi.FSRequest) bool { return r.Path == "/" })
+	used := make([]bool, len(lines))
+	for _, r := range reqs {
+		if r.Path == "/" {
+			continue
+		}
 		line := GrantLine{Kind: "filesystem", Requested: r.Path + " (read-only)"}
-		for j, d := range dirs {
-			if !used[j] && (d.GuestPath == r.Path || (d.GuestPath == "" && j == i)) {
-				used[j], line.Granted = true, d.HostPath+" mounted at "+r.Path+" (read-only)"
+		for j, l := range lines {
+			if !used[j] && guests[j] == r.Path {
+				used[j], line.Granted = true, l.Granted
 				break
 			}
 		}
+		if line.Granted == "" && len(dirs) > 0 {
+			line.Note = "nothing is mounted there (grants are mounted at their real paths): if the provider reads only " + r.Path + `, map a grant there with "guest" in a config file`
+		}
 		out = append(out, line)
 	}
-	for j, d := range dirs {
-		if !used[j] {
-			line := GrantLine{Kind: "filesystem", Granted: d.HostPath + " mounted at " + orDefault(d.GuestPath, "?") + " (read-only)"}
-			if d.GuestPath == "" {
-				line.Note = "no requested path to mount it at: give a guest path or remove the grant"
-			}
-			out = append(out, line)
+	for j, l := range lines {
+		switch {
+		case used[j]:
+			continue
+		case anyPath:
+			l.Requested = "any directory (read-only)"
+		case l.Note == "" && len(reqs) > 0:
+			l.Note = "not requested"
 		}
+		out = append(out, l)
+	}
+	if anyPath && len(dirs) == 0 {
+		out = append(out, GrantLine{Kind: "filesystem", Requested: "any directory (read-only)"})
 	}
 	return out
 }

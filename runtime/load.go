@@ -192,21 +192,23 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 	return nil
 }
 
-// mounts opens each granted directory (or single file, see openGrant) as
-// a read-only rootFS on an os.Root, which refuses paths and symlinks that
-// leave it. Each instance mounts copies of them (instanceConfig).
+// mounts opens each granted directory (or the directory of granted single
+// files, see planMounts and openGrant) as a read-only rootFS on an os.Root,
+// which refuses paths and symlinks that leave it, mounted at its real path
+// or at the operator's guest path. Each instance mounts copies of them
+// (instanceConfig).
 func (p *Provider) mounts() error {
-	for i, g := range p.cfg.grants.Dirs {
-		guest, ok := p.guestMount(i, g)
-		if !ok {
-			return fmt.Errorf("%w: the operator granted %d directories but provider %q requests fewer: remove the extra grant or give it a guest path", ErrConfig, len(p.cfg.grants.Dirs), p.name)
-		}
-		fsys, root, err := openGrant(g.HostPath)
+	plans, err := planMounts(p.cfg.grants)
+	if err != nil {
+		return err
+	}
+	for _, m := range plans {
+		fsys, closer, err := openGrant(m)
 		if err != nil {
 			return err
 		}
-		p.roots = append(p.roots, root)
-		p.mountFS = append(p.mountFS, guestMountFS{guest: guest, fs: fsys})
+		p.roots = append(p.roots, closer)
+		p.mountFS = append(p.mountFS, guestMountFS{guest: m.guest, fs: fsys})
 	}
 	return nil
 }
@@ -230,19 +232,6 @@ func (p *Provider) instanceConfig(track *fileTrack) wazero.ModuleConfig {
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
 	}
 	return p.modCfg.WithFSConfig(fsCfg)
-}
-
-// guestMount is where the i-th grant g is mounted in the guest: its own
-// guest path, else the i-th path the provider's describe requests. ok is
-// false when neither exists.
-func (p *Provider) guestMount(i int, g DirGrant) (string, bool) {
-	if g.GuestPath != "" {
-		return g.GuestPath, true
-	}
-	if p.desc.Requests == nil || i >= len(p.desc.Requests.Filesystem) {
-		return "", false
-	}
-	return p.desc.Requests.Filesystem[i].Path, true
 }
 
 // newInstance makes a fresh instance under the init deadline. The caller

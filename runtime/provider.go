@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -33,7 +33,7 @@ type Provider struct {
 	ops      map[string]bool
 	pool     *pool
 	brk      *breaker
-	roots    []*os.Root
+	roots    []io.Closer // the mounts' roots and directories (grantsfs.go)
 	closed   atomic.Bool
 	calls    gate
 	share    share // this provider's account with the global slots

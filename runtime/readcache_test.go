@@ -45,9 +45,9 @@ func TestReadCache_hitsUntilTheFileChanges(t *testing.T) {
 	write(t, file, "one")
 	rt, p := cacheProvider(t, dir, NewConfig(), publicHint)
 
-	require.Equal(t, "one", readText(t, p, "file:///a.txt"))
+	require.Equal(t, "one", readText(t, p, realURI(t, dir, "a.txt")))
 	calls := p.Stats().Calls
-	require.Equal(t, "one", readText(t, p, "file:///a.txt"))
+	require.Equal(t, "one", readText(t, p, realURI(t, dir, "a.txt")))
 	require.Equal(t, calls, p.Stats().Calls, "a hit runs no guest code")
 	require.Equal(t, uint64(1), p.Stats().CacheHits)
 	require.Positive(t, rt.ReadCacheBytes())
@@ -70,40 +70,48 @@ func TestReadCache_hitsUntilTheFileChanges(t *testing.T) {
 		changes[name]()
 		want, err := os.ReadFile(file)
 		require.NoError(t, err)
-		require.Equal(t, string(want), readText(t, p, "file:///a.txt"), name)
-		require.Equal(t, string(want), readText(t, p, "file:///a.txt"), name+", cached again")
+		require.Equal(t, string(want), readText(t, p, realURI(t, dir, "a.txt")), name)
+		require.Equal(t, string(want), readText(t, p, realURI(t, dir, "a.txt")), name+", cached again")
 	}
 	require.NoError(t, os.Remove(file))
-	_, err := p.Read(t.Context(), "file:///a.txt")
+	_, err := p.Read(t.Context(), realURI(t, dir, "a.txt"))
 	require.ErrorIs(t, err, abi.ErrNotFound, "a deleted file is not served from the cache")
 }
 
 func TestReadCache_hintDecides(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.txt"), "a")
+	t.Run("the provider's own", func(t *testing.T) {
+		// No operator default: the files provider's describe hint (one
+		// second, public) lets a repeat read be served by the host.
+		_, p := cacheProvider(t, dir, NewConfig(), nil)
+		require.Equal(t, &abi.CacheHint{TTLMs: 1000, Scope: abi.ScopePublic}, p.Describe().Cache)
+		readText(t, p, realURI(t, dir, "a.txt"))
+		readText(t, p, realURI(t, dir, "a.txt"))
+		require.Equal(t, uint64(1), p.Stats().CacheHits)
+	})
 	for name, hint := range map[string]*abi.CacheHint{
-		"none":    nil,
 		"private": {TTLMs: 60_000, Scope: abi.ScopePrivate},
 		"no ttl":  {TTLMs: 0, Scope: abi.ScopePublic},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, p := cacheProvider(t, dir, NewConfig(), hint)
-			readText(t, p, "file:///a.txt")
-			readText(t, p, "file:///a.txt")
+			readText(t, p, realURI(t, dir, "a.txt"))
+			readText(t, p, realURI(t, dir, "a.txt"))
 			require.Zero(t, p.Stats().CacheHits)
 		})
 	}
 	t.Run("expired", func(t *testing.T) {
 		_, p := cacheProvider(t, dir, NewConfig(), &abi.CacheHint{TTLMs: 30, Scope: abi.ScopePublic})
-		readText(t, p, "file:///a.txt")
+		readText(t, p, realURI(t, dir, "a.txt"))
 		time.Sleep(60 * time.Millisecond)
-		readText(t, p, "file:///a.txt")
+		readText(t, p, realURI(t, dir, "a.txt"))
 		require.Zero(t, p.Stats().CacheHits, "never older than its ttl")
 	})
 	t.Run("off", func(t *testing.T) {
 		rt, p := cacheProvider(t, dir, NewConfig().WithReadCache(0), publicHint)
-		readText(t, p, "file:///a.txt")
-		readText(t, p, "file:///a.txt")
+		readText(t, p, realURI(t, dir, "a.txt"))
+		readText(t, p, realURI(t, dir, "a.txt"))
 		require.Zero(t, p.Stats().CacheHits)
 		require.Zero(t, p.Stats().CacheMisses)
 		require.Zero(t, rt.ReadCacheBytes())
@@ -120,13 +128,13 @@ func TestReadCache_budget(t *testing.T) {
 	const budget = 16 << 10
 	rt, p := cacheProvider(t, dir, NewConfig().WithReadCache(budget), publicHint)
 	for i := range 40 {
-		readText(t, p, fmt.Sprintf("file:///f%02d.txt", i))
+		readText(t, p, realURI(t, dir, fmt.Sprintf("f%02d.txt", i)))
 		require.LessOrEqual(t, rt.ReadCacheBytes(), int64(budget))
 	}
 	hits := p.Stats().CacheHits
-	readText(t, p, "file:///f39.txt")
+	readText(t, p, realURI(t, dir, "f39.txt"))
 	require.Equal(t, hits+1, p.Stats().CacheHits, "the most recent stays")
-	readText(t, p, "file:///f00.txt")
+	readText(t, p, realURI(t, dir, "f00.txt"))
 	require.Equal(t, hits+1, p.Stats().CacheHits, "the oldest was evicted")
 	require.NoError(t, p.Close(t.Context()))
 	require.Zero(t, rt.ReadCacheBytes())
@@ -140,6 +148,7 @@ func TestReadCache_neverStale(t *testing.T) {
 	file := filepath.Join(dir, "v.txt")
 	write(t, file, "0")
 	_, p := cacheProvider(t, dir, NewConfig(), publicHint)
+	uri := realURI(t, dir, "v.txt")
 	var committed atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -162,7 +171,7 @@ func TestReadCache_neverStale(t *testing.T) {
 		wg.Go(func() {
 			for range 300 {
 				before := committed.Load()
-				r, err := p.Read(t.Context(), "file:///v.txt")
+				r, err := p.Read(t.Context(), uri)
 				if err != nil {
 					continue // a read racing the rename may miss the file
 				}

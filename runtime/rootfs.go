@@ -17,8 +17,9 @@ import (
 // root, and a "..", absolute path or symlink that would leave it fails.
 // It is read-only, and answers the guest's questions the way the guest
 // asked them:
-//   - stat is one fstatat of the name (through the directories above it);
-//     it never opens the file, as wazero's fs.FS adapter does;
+//   - stat never opens the file, as wazero's fs.FS adapter does: on Linux
+//     it is one openat2 (O_PATH, resolved beneath the root) and one fstat,
+//     elsewhere os.Root's walk to the name and one fstatat;
 //   - lstat does not follow a symlink, so a guest that checks for links
 //     sees them; readlink is refused (a link's text may name host paths
 //     outside the grant), and open with O_NOFOLLOW refuses a link;
@@ -35,13 +36,18 @@ type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
 	host string // the root's host path
+	// dirfd is the root directory's descriptor, for stat's fast path
+	// (rootfs_stat_linux.go); the provider closes it with the root.
+	dirfd int
 	// track, in an instance's copy of the mount, records the lookups of
 	// the instance's current call (readcache.go).
 	track *fileTrack
-	// only, when set, is the one name this directory holds (a single-file
-	// grant, see openGrant); every other name does not exist.
-	only     string
-	onlyHost string
+	// only, when set, holds the names this directory serves (single-file
+	// grants, see openGrant), guest name -> host name; every other name
+	// does not exist, and a symlink put in place of one is refused (the
+	// operator's symlinks were resolved when the grant was planned).
+	// onlyHost is the reverse map.
+	only, onlyHost map[string]string
 }
 
 // name maps a guest path (relative to the mount, as wazero passes it) to
@@ -51,14 +57,11 @@ func (r *rootFS) name(p string) (string, experimentalsys.Errno) {
 	if p == "" {
 		p = "."
 	}
-	if r.only == "" {
+	if r.only == nil || p == "." {
 		return p, 0
 	}
-	switch p {
-	case ".":
-		return ".", 0
-	case r.only:
-		return r.onlyHost, 0
+	if h, ok := r.only[p]; ok {
+		return h, 0
 	}
 	return "", experimentalsys.ENOENT
 }
@@ -68,21 +71,21 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 	if errno != 0 {
 		return sys.Stat_t{}, errno
 	}
-	var fi fs.FileInfo
-	var err error
-	if follow {
-		fi, err = r.root.Stat(n)
-	} else {
-		fi, err = r.root.Lstat(n)
+	if r.only != nil && n != "." {
+		follow = false // a symlink in place of a granted file is refused
 	}
+	fi, err := r.lookup(n, follow)
 	r.record(n, follow, fi, err)
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
 	}
+	if r.only != nil && n != "." && !fi.Mode().IsRegular() {
+		return sys.Stat_t{}, experimentalsys.EPERM
+	}
 	if !servable(fi) && fi.Mode()&fs.ModeSymlink == 0 {
 		return sys.Stat_t{}, experimentalsys.EPERM
 	}
-	if r.only != "" && n == "." {
+	if r.only != nil && n == "." {
 		fi = readOnlyDir{FileInfo: fi}
 	}
 	if fi.Mode().IsRegular() && !hostCanRead(fi) {
@@ -92,6 +95,29 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 		return sys.Stat_t{}, experimentalsys.EACCES
 	}
 	return sys.NewStat_t(fi), 0
+}
+
+// lookup stats the name n in the root, following a final symlink (inside
+// the root) if follow: in one openat2 and one fstat where the kernel has
+// openat2 (statBeneath), else, and whenever that fails, through os.Root,
+// which opens each directory on the way, so that every error is os.Root's.
+func (r *rootFS) lookup(n string, follow bool) (fs.FileInfo, error) {
+	if fi, ok := statBeneath(r.dirfd, n, follow); ok {
+		return fi, nil
+	}
+	if follow {
+		return r.root.Stat(n)
+	}
+	return r.root.Lstat(n)
+}
+
+// open opens the name n in the root read-only with flag: in one openat2
+// where the kernel has it (openBeneath), else through os.Root.
+func (r *rootFS) open(n string, flag int) (*os.File, error) {
+	if f, ok := openBeneath(r.dirfd, n, flag); ok {
+		return f, nil
+	}
+	return r.root.OpenFile(n, flag, 0)
 }
 
 // record notes a lookup for the read cache: what it found, or that the
@@ -129,41 +155,38 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	if errno != 0 {
 		return nil, errno
 	}
+	if r.only != nil && n != "." {
+		flag |= experimentalsys.O_NOFOLLOW // a symlink in place of a granted file is refused
+	}
 	osFlag := os.O_RDONLY | openSafe
 	if flag&experimentalsys.O_NOFOLLOW != 0 {
 		osFlag |= openNoFollow
 	}
 	// Look before opening: never open what is not a regular file or a
 	// directory.
-	var fi fs.FileInfo
-	var err error
-	if flag&experimentalsys.O_NOFOLLOW != 0 {
-		fi, err = r.root.Lstat(n)
-	} else {
-		fi, err = r.root.Stat(n)
-	}
+	fi, err := r.lookup(n, flag&experimentalsys.O_NOFOLLOW == 0)
 	r.record(n, flag&experimentalsys.O_NOFOLLOW == 0, fi, err)
 	switch {
 	case err != nil:
 		return nil, experimentalsys.UnwrapOSError(err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, experimentalsys.ELOOP
-	case !servable(fi):
+	case !servable(fi), r.only != nil && n != "." && !fi.Mode().IsRegular():
 		return nil, experimentalsys.EPERM
 	case flag&experimentalsys.O_DIRECTORY != 0 && !fi.IsDir():
 		return nil, experimentalsys.ENOTDIR
 	}
-	f, err := r.root.OpenFile(n, osFlag, 0)
+	f, err := r.open(n, osFlag)
 	if err != nil {
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
-	if fi, err = f.Stat(); err != nil || !servable(fi) {
+	if fi, err = f.Stat(); err != nil || !servable(fi) || (r.only != nil && n != "." && fi.IsDir()) {
 		_ = f.Close()
 		return nil, experimentalsys.EPERM
 	}
 	rf := &rootFile{f: f, dir: fi.IsDir()}
-	if r.only != "" && rf.dir {
-		rf.only, rf.onlyHost = r.only, r.onlyHost
+	if r.only != nil && n == "." {
+		rf.onlyHost = r.onlyHost
 	}
 	return rf, 0
 }
@@ -185,9 +208,11 @@ type rootFile struct {
 	experimentalsys.UnimplementedFile
 	f   *os.File
 	dir bool
-	// only, onlyHost: see rootFS (the directory of a single-file grant
-	// lists the one file under its granted name).
-	only, onlyHost string
+	// onlyHost: see rootFS (the directory of single-file grants lists
+	// only their files, under their granted names).
+	onlyHost map[string]string
+	// dirents reads the directory's entries (rootfs_dirent_*.go).
+	dirents direntReader
 }
 
 func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {
@@ -228,32 +253,43 @@ func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 
 func (f *rootFile) Seek(off int64, whence int) (int64, experimentalsys.Errno) {
 	n, err := f.f.Seek(off, whence)
+	if err == nil && f.dir {
+		f.dirents.reset() // a rewind: read the directory again
+	}
 	return n, experimentalsys.UnwrapOSError(err)
 }
 
 // Readdir lists entries with the type the directory itself records (no
-// stat per entry). Special files are listed (the guest may skip them by
-// their unknown type); opening or stating one is refused.
+// stat per entry: os.File.ReadDir on a directory opened in an os.Root
+// would lstat every entry). Special files are listed (the guest may skip
+// them by their type); opening or stating one is refused. Entries of
+// unknown type (a file system without d_type) are listed as such, and the
+// guest stats them.
 func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	if !f.dir {
 		return nil, experimentalsys.ENOTDIR
 	}
-	entries, err := f.f.ReadDir(n)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, experimentalsys.UnwrapOSError(err)
+	if f.onlyHost == nil {
+		out, err := f.dirents.next(f.f, n)
+		return out, experimentalsys.UnwrapOSError(err)
 	}
-	out := make([]experimentalsys.Dirent, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		if f.only != "" {
-			if name != f.onlyHost {
-				continue
-			}
-			name = f.only
+	// The directory of single-file grants: only the granted names, under
+	// their guest names. wazero stops at fewer than n entries, so the
+	// granted names are picked from the whole directory first.
+	if !f.dirents.picked {
+		all, err := f.dirents.next(f.f, -1)
+		if err != nil {
+			return nil, experimentalsys.UnwrapOSError(err)
 		}
-		out = append(out, experimentalsys.Dirent{Name: name, Type: e.Type()})
+		var mine []experimentalsys.Dirent
+		for _, e := range all {
+			if guest, ok := f.onlyHost[e.Name]; ok {
+				mine = append(mine, experimentalsys.Dirent{Name: guest, Type: e.Type})
+			}
+		}
+		f.dirents.pending, f.dirents.picked = mine, true
 	}
-	return out, 0
+	return f.dirents.take(n), 0
 }
 
 func (f *rootFile) Close() experimentalsys.Errno {

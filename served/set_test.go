@@ -76,9 +76,10 @@ func (b *syncBuffer) String() string {
 }
 
 // filesConfig is a config serving the embedded files provider (files.wasm
-// in dir) over the directory named data.
+// in dir) over the directory named data, mapped to /data in the guest so
+// that a reload to another directory keeps the URIs (file:///data/...).
 func filesConfig(data string, pool int) string {
-	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q}]}, "limits": {"poolSize": %d}}]}`, data, pool)
+	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q, "guest": "/data"}]}, "limits": {"poolSize": %d}}]}`, data, pool)
 }
 
 // reloadFixture is a served config directory: files.wasm, two data
@@ -156,7 +157,7 @@ func (f *reloadFixture) write(t *testing.T, text string) {
 
 func (f *reloadFixture) read(t *testing.T) string {
 	t.Helper()
-	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
 	require.NoError(t, err)
 	return res.Contents[0].Text
 }
@@ -172,7 +173,7 @@ func (f *reloadFixture) readers(n int) (stop func() (reads, failed int64, firstE
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
 				reads.Add(1)
 				if err != nil {
 					failed.Add(1)

@@ -40,7 +40,11 @@ func serveFilesNativeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := server.New(server.NewConfig().WithProviders(nativeFiles(dir)).WithAuditLogger(slog.New(slog.DiscardHandler)).
+			native, err := nativeFiles(dir)
+			if err != nil {
+				return err
+			}
+			srv, err := server.New(server.NewConfig().WithProviders(native).WithAuditLogger(slog.New(slog.DiscardHandler)).
 				WithLogger(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 			if err != nil {
 				return err
@@ -50,9 +54,14 @@ func serveFilesNativeCommand() *cli.Command {
 	}
 }
 
-// nativeFiles is the Go files provider over dir, natively.
-func nativeFiles(dir string) *loadtest.Native {
-	return loadtest.NewNative(filesprov.New(os.DirFS(dir), dir))
+// nativeFiles is the Go files provider over dir, natively, naming files
+// by their real paths as the default provider does.
+func nativeFiles(dir string) (*loadtest.Native, error) {
+	root, err := filesprov.DirRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return loadtest.NewNative(filesprov.New(root)), nil
 }
 
 func filesCommand() *cli.Command {

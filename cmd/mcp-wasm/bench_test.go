@@ -40,14 +40,16 @@ func BenchmarkReadStdio(b *testing.B) {
 		require.NoError(b, os.WriteFile(filepath.Join(dir, s.name+".txt"), []byte(body), 0o644))
 	}
 	wasm := benchWasmFiles(b, dir)
-	native := &nativeProvider{p: filesprov.New(os.DirFS(dir), "/data"), host: &mcpw.MapHost{Values: map[string]string{"max_file_bytes": "2000000"}}}
+	root, err := filesprov.DirRoot(dir)
+	require.NoError(b, err)
+	native := &nativeProvider{p: filesprov.New(root), host: &mcpw.MapHost{Values: map[string]string{"max_file_bytes": "2000000"}}}
 	for _, s := range sizes {
 		for _, impl := range []struct {
 			name string
 			p    server.Provider
 		}{{"native", native}, {"wasm", wasm}} {
 			b.Run(s.name+"/"+impl.name, func(b *testing.B) {
-				benchReadStdio(b, impl.p, "file:///"+s.name+".txt", s.size)
+				benchReadStdio(b, impl.p, "file://"+root.Path+"/"+s.name+".txt", s.size)
 			})
 		}
 	}

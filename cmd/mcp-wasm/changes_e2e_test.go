@@ -96,10 +96,11 @@ func liveTree(t *testing.T) string {
 // edits may precede the host's baseline or the listen's acknowledgement.
 func editUntil(t *testing.T, h *heard, dir, name string) {
 	t.Helper()
-	before := h.count("file:///" + name)
+	uri := uriIn(t, dir, name)
+	before := h.count(uri)
 	require.Eventually(t, func() bool {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(time.Now().String()), 0o644))
-		return h.count("file:///"+name) > before
+		return h.count(uri) > before
 	}, liveWait, 500*time.Millisecond, "no notifications/resources/updated for %s", name)
 }
 
@@ -113,26 +114,26 @@ func waitCount(t *testing.T, h *heard, uri string, before int) {
 // list changes on add and remove, nothing after unsubscribing.
 func checkLive(t *testing.T, cs *mcp.ClientSession, h *heard, dir string) {
 	ctx := t.Context()
-	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///a.txt"}))
-	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///b.txt"}))
+	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uriIn(t, dir, "a.txt")}))
+	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uriIn(t, dir, "b.txt")}))
 	editUntil(t, h, dir, "a.txt")
 	editUntil(t, h, dir, "b.txt")
 
 	lists := h.listChanges()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "c.txt"), []byte("new"), 0o644))
 	require.Eventually(t, func() bool { return h.listChanges() > lists }, liveWait, 10*time.Millisecond, "adding a file: list_changed")
-	require.Zero(t, h.count("file:///c.txt"), "not subscribed")
+	require.Zero(t, h.count(uriIn(t, dir, "c.txt")), "not subscribed")
 	lists = h.listChanges()
 	require.NoError(t, os.Remove(filepath.Join(dir, "c.txt")))
 	require.Eventually(t, func() bool { return h.listChanges() > lists }, liveWait, 10*time.Millisecond, "removing a file: list_changed")
 
-	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///a.txt"}))
+	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uriIn(t, dir, "a.txt")}))
 	editUntil(t, h, dir, "b.txt") // the unsubscription has taken effect by then
-	a, b := h.count("file:///a.txt"), h.count("file:///b.txt")
+	a, b := h.count(uriIn(t, dir, "a.txt")), h.count(uriIn(t, dir, "b.txt"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("unheard"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("heard"), 0o644))
-	waitCount(t, h, "file:///b.txt", b) // a's notification, if any, would come first
-	require.Equal(t, a, h.count("file:///a.txt"), "no notification after unsubscribing")
+	waitCount(t, h, uriIn(t, dir, "b.txt"), b) // a's notification, if any, would come first
+	require.Equal(t, a, h.count(uriIn(t, dir, "a.txt")), "no notification after unsubscribing")
 }
 
 // TestE2E_liveLegacy: resources/subscribe on 2025-11-25.
@@ -180,14 +181,15 @@ func TestE2E_liveHTTP(t *testing.T) {
 // TestE2E_liveBounded: a session cannot make the host hold more than 1000
 // subscriptions.
 func TestE2E_liveBounded(t *testing.T) {
-	cs, _ := connectLive(t, "2025-11-25", "--allow-dir", liveTree(t))
+	dir := liveTree(t)
+	cs, _ := connectLive(t, "2025-11-25", "--allow-dir", dir)
 	ctx := t.Context()
 	for i := range 1000 {
-		require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("file:///n%d.txt", i)}))
+		require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uriIn(t, dir, fmt.Sprintf("n%d.txt", i))}))
 	}
-	err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///one-too-many.txt"})
+	err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uriIn(t, dir, "one-too-many.txt")})
 	require.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcCode(t, err))
 	require.Contains(t, err.Error(), "at most 1000 per session")
-	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "file:///n0.txt"}))
-	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///one-too-many.txt"}))
+	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uriIn(t, dir, "n0.txt")}))
+	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uriIn(t, dir, "one-too-many.txt")}))
 }

@@ -160,22 +160,21 @@ func configFromFlags(c *cli.Context) (*config.Config, error) {
 	return cfg, nil
 }
 
-// defaultConfig serves the built-in files provider over one directory.
+// defaultConfig serves the built-in files provider over the granted
+// directories and files (default: the current directory). The runtime
+// refuses grants that overlap, naming both.
 func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error) {
-	switch len(spec.Grants.Dirs) {
-	case 0:
+	if len(spec.Grants.Dirs) == 0 {
 		cwd, err := os.Getwd()
 		if err != nil {
 			return nil, failure(fmt.Errorf("find the current directory: %w (give --allow-dir)", err))
 		}
 		spec.Grants.Dirs = []runtime.DirGrant{{HostPath: cwd}}
-	case 1:
-	default:
-		return nil, failure(fmt.Errorf("the built-in files provider serves one directory: give --allow-dir once"))
 	}
-	dir := spec.Grants.Dirs[0].HostPath
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, failure(fmt.Errorf("--allow-dir %s: not a readable directory: give an existing directory", dir))
+	for _, d := range spec.Grants.Dirs {
+		if fi, err := os.Stat(d.HostPath); err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) {
+			return nil, failure(fmt.Errorf("--allow-dir %s: not a readable directory or file: give an existing directory", d.HostPath))
+		}
 	}
 	if c.Bool("show-hidden") {
 		spec.Grants.Config = cloneMap(spec.Grants.Config)

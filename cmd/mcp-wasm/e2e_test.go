@@ -132,22 +132,22 @@ func TestE2E_DefaultFilesProvider(t *testing.T) {
 				names[r.URI] = true
 			}
 			require.Equal(t, map[string]bool{
-				"file:///hello.txt": true, "file:///docs/guide.md": true, "file:///img/pixel.png": true,
-				"file:///empty.txt": true, "file:///docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt": true,
+				uriIn(t, dir, "hello.txt"): true, uriIn(t, dir, "docs/guide.md"): true, uriIn(t, dir, "img/pixel.png"): true,
+				uriIn(t, dir, "empty.txt"): true, uriIn(t, dir, "docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt"): true,
 			}, names, "hidden files, .git and symlinks are not listed")
 
-			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///hello.txt"})
+			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "hello.txt")})
 			require.NoError(t, err)
 			require.Len(t, res.Contents, 1)
 			require.Equal(t, "hello, world\n", res.Contents[0].Text)
 			require.Equal(t, "text/plain", res.Contents[0].MIMEType)
 
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///img/pixel.png"})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "img/pixel.png")})
 			require.NoError(t, err)
 			require.Equal(t, "image/png", res.Contents[0].MIMEType)
 			require.Equal(t, []byte{0x89, 'P', 'N', 'G'}, res.Contents[0].Blob[:4])
 
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///empty.txt"})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uriIn(t, dir, "empty.txt")})
 			require.NoError(t, err)
 			require.Empty(t, res.Contents[0].Text)
 
@@ -155,13 +155,13 @@ func TestE2E_DefaultFilesProvider(t *testing.T) {
 			if rev == "2026-07-28" {
 				notFound = -32602
 			}
-			for _, uri := range []string{"file:///missing.txt", "file:///.git/config", "file:///escape.txt", "file:///escape-dir/secret.txt", "file:///.hidden"} {
+			for _, uri := range []string{uriIn(t, dir, "missing.txt"), uriIn(t, dir, ".git/config"), uriIn(t, dir, "escape.txt"), uriIn(t, dir, "escape-dir/secret.txt"), uriIn(t, dir, ".hidden")} {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				require.Error(t, err, uri)
 				require.Equal(t, notFound, rpcCode(t, err), uri)
 				require.NotContains(t, err.Error(), "host secret")
 			}
-			for _, uri := range []string{"file:///../etc/passwd", "file:///docs/%2e%2e/%2e%2e/etc/passwd", "file:///a%2Fb", "file:///a%00b", "file:///docs/./guide.md"} {
+			for _, uri := range []string{uriIn(t, dir, "../etc/passwd"), uriIn(t, dir, "docs/%2e%2e/%2e%2e/etc/passwd"), uriIn(t, dir, "a%2Fb"), uriIn(t, dir, "a%00b"), uriIn(t, dir, "docs/./guide.md")} {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				require.Error(t, err, uri)
 				require.Equal(t, int64(-32602), rpcCode(t, err), uri)
@@ -193,9 +193,9 @@ func TestE2E_ShowHidden(t *testing.T) {
 	for _, r := range listAll(t, cs) {
 		names[r.URI] = true
 	}
-	require.True(t, names["file:///.hidden"])
-	require.True(t, names["file:///.git/config"])
-	require.False(t, names["file:///escape.txt"], "symlinks stay hidden")
+	require.True(t, names[uriIn(t, dir, ".hidden")])
+	require.True(t, names[uriIn(t, dir, ".git/config")])
+	require.False(t, names[uriIn(t, dir, "escape.txt")], "symlinks stay hidden")
 }
 
 // TestE2E_Pagination: 10,001 files through the wasm files provider come
@@ -253,6 +253,9 @@ func TestE2E_ModulesTogether(t *testing.T) {
 
 func TestE2E_StartupErrors(t *testing.T) {
 	notes := testguest.Go(t, "guests/notes")
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "inner")
+	require.NoError(t, os.Mkdir(inner, 0o755))
 	tests := []struct {
 		name string
 		args []string
@@ -262,6 +265,8 @@ func TestE2E_StartupErrors(t *testing.T) {
 		{"missing module", []string{"--module", "/nonexistent.wasm"}, "no such file"},
 		{"garbage module", []string{"--module", filepath.Join(testguest.Root(), "testdata", "hostile", "garbage.wasm")}, "not WebAssembly"},
 		{"missing dir", []string{"--allow-dir", "/nonexistent-dir"}, "not a readable directory"},
+		{"nested grants", []string{"--allow-dir", outer, "--allow-dir", inner}, "granted paths " + outer + " and " + inner + " overlap (one is inside the other): grant only the outer directory"},
+		{"one grant twice", []string{"--allow-dir", outer, "--allow-dir", outer + "/"}, "granted paths " + outer + " and " + outer + " overlap"},
 		{"grants with two modules", []string{"--module", notes, "--module", notes, "--allow-dir", "."}, "config file"},
 	}
 	for _, tc := range tests {
@@ -273,4 +278,34 @@ func TestE2E_StartupErrors(t *testing.T) {
 			require.Contains(t, string(out), tc.msg)
 		})
 	}
+}
+
+// TestE2E_DefaultSeveralGrants: the built-in provider serves several
+// --allow-dir at once, a directory and a single file of another, each
+// under its real file:// URI, without scheme prefixes; the start-up line
+// says where each is served.
+func TestE2E_DefaultSeveralGrants(t *testing.T) {
+	docs, other := filesTree(t), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "todo.md"), []byte("- [ ] it\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "private.md"), []byte("no"), 0o644))
+	todo := uriIn(t, other, "todo.md")
+	cs := connect(t, "2025-11-25", "--allow-dir", docs, "--allow-dir", filepath.Join(other, "todo.md"))
+	uris := map[string]bool{}
+	for _, r := range listAll(t, cs) {
+		uris[r.URI] = true
+	}
+	require.Equal(t, map[string]bool{
+		uriIn(t, docs, "hello.txt"): true, uriIn(t, docs, "docs/guide.md"): true, uriIn(t, docs, "img/pixel.png"): true,
+		uriIn(t, docs, "empty.txt"): true, uriIn(t, docs, "docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt"): true, todo: true,
+	}, uris)
+	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: todo})
+	require.NoError(t, err)
+	require.Equal(t, "- [ ] it\n", res.Contents[0].Text)
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uriIn(t, other, "private.md")})
+	require.Error(t, err, "a sibling of a granted file is not served")
+
+	out, err := exec.Command(binary(t), "serve", "--allow-dir", docs, "--allow-dir", filepath.Join(other, "todo.md")).CombinedOutput()
+	require.NoError(t, err, "serve ends at the end of stdin: %s", out)
+	require.Contains(t, string(out), "serving every regular file under "+docs+" as "+uriIn(t, docs, "...")+", "+
+		filepath.Join(other, "todo.md")+" as "+todo+", read-only")
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
 // writeConfig writes text as mcp.json in a fresh directory holding copies
@@ -49,9 +51,21 @@ func (b *syncBuffer) String() string {
 }
 
 // filesConfig is a config serving the embedded files provider (files.wasm
-// in dir) over the directory named data.
+// in dir) over the directory named data, mapped to /data in the guest so
+// that a reload to another directory keeps the URIs (file:///data/...).
 func filesConfig(data string, pool int) string {
-	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q}]}, "limits": {"poolSize": %d}}]}`, data, pool)
+	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q, "guest": "/data"}]}, "limits": {"poolSize": %d}}]}`, data, pool)
+}
+
+// uriIn is the URI the files provider gives the file at rel (already
+// escaped) in the granted directory dir: dir's real path, escaped, then rel.
+func uriIn(t testing.TB, dir, rel string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	at, _, err := runtime.MountedAt(runtime.DirGrant{HostPath: real})
+	require.NoError(t, err)
+	return fileURI(at) + "/" + rel
 }
 
 // reloadFixture is a served config directory: files.wasm, two data
@@ -72,7 +86,7 @@ func (f *reloadFixture) write(t *testing.T, text string) {
 
 func (f *reloadFixture) read(t *testing.T) string {
 	t.Helper()
-	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
 	require.NoError(t, err)
 	return res.Contents[0].Text
 }
@@ -88,7 +102,7 @@ func (f *reloadFixture) readers(n int) (stop func() (reads, failed int64, firstE
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///same.txt"})
+				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
 				reads.Add(1)
 				if err != nil {
 					failed.Add(1)

@@ -125,7 +125,8 @@ func httpGet(t *testing.T, url string) int {
 // TestE2E_HTTP_everyRevision: one process serves every revision on /mcp,
 // health endpoints answer, SIGTERM exits 0.
 func TestE2E_HTTP_everyRevision(t *testing.T) {
-	srv := startHTTP(t, nil, "--allow-dir", filesTree(t))
+	dir := filesTree(t)
+	srv := startHTTP(t, nil, "--allow-dir", dir)
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			cs := connectURL(t, srv.url, rev, nil)
@@ -136,9 +137,9 @@ func TestE2E_HTTP_everyRevision(t *testing.T) {
 			for _, r := range listAll(t, cs) {
 				uris[r.URI] = true
 			}
-			require.True(t, uris["file:///hello.txt"])
-			require.False(t, uris["file:///.hidden"])
-			res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///hello.txt"})
+			require.True(t, uris[uriIn(t, dir, "hello.txt")])
+			require.False(t, uris[uriIn(t, dir, ".hidden")])
+			res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uriIn(t, dir, "hello.txt")})
 			require.NoError(t, err)
 			require.Equal(t, "hello, world\n", res.Contents[0].Text)
 		})
@@ -148,7 +149,7 @@ func TestE2E_HTTP_everyRevision(t *testing.T) {
 	require.Equal(t, http.StatusOK, httpGet(t, base+"/readyz"))
 	require.NoError(t, srv.stop(t), "SIGTERM exits 0")
 	require.Contains(t, srv.logs(), "audit=true who=session:")
-	require.Contains(t, srv.logs(), "audit=true who=anonymous@127.0.0.1 method=resources/read uri=file:///hello.txt provider=files decision=allow bytes=13")
+	require.Contains(t, srv.logs(), "audit=true who=anonymous@127.0.0.1 method=resources/read uri="+uriIn(t, dir, "hello.txt")+" provider=files decision=allow bytes=13")
 }
 
 // TestE2E_HTTP_tokenFromEnv: --auth-token-env names the variable; a
@@ -156,7 +157,8 @@ func TestE2E_HTTP_everyRevision(t *testing.T) {
 // audit lines, in the --audit-log file, name the token's subject.
 func TestE2E_HTTP_tokenFromEnv(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.log")
-	srv := startHTTP(t, []string{"MCPW_TEST_TOKEN=s3cret-token"}, "--allow-dir", filesTree(t), "--auth-token-env", "MCPW_TEST_TOKEN",
+	dir := filesTree(t)
+	srv := startHTTP(t, []string{"MCPW_TEST_TOKEN=s3cret-token"}, "--allow-dir", dir, "--auth-token-env", "MCPW_TEST_TOKEN",
 		"--audit-log", audit)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.url, strings.NewReader(`{}`))
 	require.NoError(t, err)
@@ -167,7 +169,7 @@ func TestE2E_HTTP_tokenFromEnv(t *testing.T) {
 	require.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer")
 
 	cs := connectURL(t, srv.url, "2026-07-28", &http.Client{Transport: tokenTransport{"s3cret-token"}})
-	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///hello.txt"})
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uriIn(t, dir, "hello.txt")})
 	require.NoError(t, err)
 	require.NoError(t, srv.stop(t))
 	b, err := os.ReadFile(audit)

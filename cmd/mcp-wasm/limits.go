@@ -26,7 +26,7 @@ func limitFlags() []cli.Flag {
 		&cli.IntFlag{Name: "quarantine-after", Value: runtime.DefaultFaultThreshold, Usage: "quarantine a provider after `N` faults in a row (timeouts, traps, ABI violations)"},
 		&cli.DurationFlag{Name: "quarantine-backoff", Value: runtime.DefaultQuarantineBase, Usage: "first quarantine; it doubles after each failed trial call"},
 		&cli.DurationFlag{Name: "quarantine-max-backoff", Value: runtime.DefaultQuarantineMax, Usage: "longest quarantine"},
-		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `PATH`, a directory tree or a single file, mounted where the provider asks (repeatable)"},
+		&cli.StringSliceFlag{Name: "allow-dir", Usage: "grant read-only access to `PATH`, a directory tree or a single file, seen by the provider at its real path (repeatable; grants may not overlap; a config file can map one elsewhere)"},
 		&cli.StringSliceFlag{Name: "config-value", Usage: "grant config value `KEY=VALUE` to the provider (repeatable)"},
 	)
 }

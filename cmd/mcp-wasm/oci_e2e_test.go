@@ -106,22 +106,22 @@ func TestE2E_OCIPushPullServe(t *testing.T) {
 		defer cs.Close()
 		return uris(t, cs)
 	}
-	require.Equal(t, []string{"file:///hello.txt"}, serve(pinned))
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, serve(pinned))
 
 	// The tag moves to another provider: the tag serves it, the pin does not.
 	f.push(t, f.cdocs, "acme/provider:1")
 	tag := "oci://" + f.reg.Host + "/acme/provider:1"
 	cs := connect(t, "2025-11-25", "--module", tag, "--insecure-registry", f.reg.Host)
-	require.NotContains(t, uris(t, cs), "file:///hello.txt")
+	require.NotContains(t, uris(t, cs), uriIn(t, f.data, "hello.txt"))
 	require.NoError(t, cs.Close())
-	require.Equal(t, []string{"file:///hello.txt"}, serve(pinned))
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, serve(pinned))
 	code, out = ociCLI(t, "call", "--allow-dir", f.data, "--insecure-registry", f.reg.Host, pinned, "list")
 	require.Zero(t, code, out)
-	require.Contains(t, out, "hello.txt", "call runs a registry reference as serve does")
+	require.Contains(t, out, uriIn(t, f.data, "hello.txt"), "call runs a registry reference as serve does")
 
 	// Offline: the pinned module loads from the store.
 	f.reg.Close()
-	require.Equal(t, []string{"file:///hello.txt"}, serve(pinned))
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, serve(pinned))
 	code, out = ociCLI(t, "inspect", "--allow-dir", f.data, pinned)
 	require.Zero(t, code, out)
 	require.Contains(t, out, "source      "+pinned)
@@ -206,12 +206,12 @@ func TestE2E_OCILockAndPolicy(t *testing.T) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-oci", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
-	require.Equal(t, []string{"file:///hello.txt"}, uris(t, cs))
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, uris(t, cs))
 	require.NoError(t, os.WriteFile(path, []byte(config(tag)), 0o644))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "reload refused") }, 30*time.Second, 50*time.Millisecond)
 	require.Contains(t, logs.String(), "signed by mallory@evil.example")
-	require.Equal(t, []string{"file:///hello.txt"}, uris(t, cs))
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, uris(t, cs))
 }
 
 // TestE2E_LocalModuleSignature: a module file's .sigstore.json bundle, and

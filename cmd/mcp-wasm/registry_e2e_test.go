@@ -101,7 +101,7 @@ func TestRegistryE2E(t *testing.T) {
 		defer cs.Close()
 		return uris(t, cs)
 	}
-	require.Equal(t, []string{"file:///hello.txt"}, serve(append(append(append([]string{"--require-digest"}, insecure...), policy...), "--module", pinned, "--allow-dir", data)...))
+	require.Equal(t, []string{uriIn(t, data, "hello.txt")}, serve(append(append(append([]string{"--require-digest"}, insecure...), policy...), "--module", pinned, "--allow-dir", data)...))
 
 	// Move the tag: a locked config keeps the old bytes.
 	config := filepath.Join(dir, "mcp.json")
@@ -118,8 +118,8 @@ func TestRegistryE2E(t *testing.T) {
 	code, out = mcpw("lock", "--config", config)
 	require.Zero(t, code, out)
 	push(cdocs, "e2e/files:1")
-	require.Equal(t, []string{"file:///hello.txt"}, serve("--config", config))
-	require.NotContains(t, serve(append(insecure, "--module", "oci://"+reg+"/e2e/files:1")...), "file:///hello.txt")
+	require.Equal(t, []string{uriIn(t, data, "hello.txt")}, serve("--config", config))
+	require.NotContains(t, serve(append(insecure, "--module", "oci://"+reg+"/e2e/files:1")...), uriIn(t, data, "hello.txt"))
 
 	// Tamper with the module's blob in the registry's storage: a fresh
 	// store refuses it and keeps nothing.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,14 +47,15 @@ func TestE2E_SchemePrefix(t *testing.T) {
 	for _, r := range listAll(t, cs) {
 		uris[r.URI] = true
 	}
-	require.Equal(t, map[string]bool{"docs+file:///guide.md": true, "code+file:///main.go": true}, uris)
-	for uri, want := range map[string]string{"docs+file:///guide.md": "in docs", "code+file:///main.go": "in code"} {
+	docs, code := "docs+"+uriIn(t, filepath.Join(dir, "docs"), "guide.md"), "code+"+uriIn(t, filepath.Join(dir, "code"), "main.go")
+	require.Equal(t, map[string]bool{docs: true, code: true}, uris)
+	for uri, want := range map[string]string{docs: "in docs", code: "in code"} {
 		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		require.NoError(t, err, uri)
 		require.Equal(t, uri, res.Contents[0].URI)
 		require.Equal(t, want, res.Contents[0].Text)
 	}
-	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///guide.md"})
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: strings.TrimPrefix(docs, "docs+")})
 	require.Error(t, err, "the URI without its prefix belongs to no provider")
 	tpls, err := cs.ListResourceTemplates(ctx, nil)
 	require.NoError(t, err)
@@ -61,9 +63,10 @@ func TestE2E_SchemePrefix(t *testing.T) {
 	for _, tp := range tpls.ResourceTemplates {
 		got = append(got, tp.URITemplate)
 	}
-	require.ElementsMatch(t, []string{"code+file:///{+path}", "docs+file:///{+path}"}, got)
+	docsTpl := "docs+" + uriIn(t, filepath.Join(dir, "docs"), "{+path}")
+	require.ElementsMatch(t, []string{"code+" + uriIn(t, filepath.Join(dir, "code"), "{+path}"), docsTpl}, got)
 	comp, err := cs.Complete(ctx, &mcp.CompleteParams{
-		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "docs+file:///{+path}"},
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: docsTpl},
 		Argument: mcp.CompleteParamsArgument{Name: "path", Value: "gu"},
 	})
 	require.NoError(t, err)

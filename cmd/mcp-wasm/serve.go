@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,9 +27,11 @@ func serveCommand() *cli.Command {
 		Name:  "serve",
 		Usage: "serve MCP resources from providers over stdio, or Streamable HTTP with --http",
 		Description: "With no --module, serves the built-in files provider: every regular file under\n" +
-			"--allow-dir (default: the current directory), read-only, as file:/// URIs; hidden\n" +
-			"files and .git are left out unless --show-hidden. With --module, serves those\n" +
-			"modules; --allow-dir then grants a directory to the single module given.\n" +
+			"each --allow-dir (repeatable; default: the current directory), read-only, named by\n" +
+			"its real file:// URI (file:///home/me/notes/todo.md); hidden files and .git are left\n" +
+			"out unless --show-hidden. Grants may not overlap. With --module, serves those\n" +
+			"modules; --allow-dir then grants a directory to the single module given, which\n" +
+			"sees it at its real path (a config file's grants.dirs[].guest maps it elsewhere).\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
 			"changes settle, and at most 6s after the first while they go on); a reload that\n" +
@@ -195,6 +199,33 @@ func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
 		if c.Bool("show-hidden") {
 			hidden = "hidden files and .git ARE exposed (--show-hidden)"
 		}
-		fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving every regular file under %s, read-only, as file:/// URIs; %s\n", spec.Grants.Dirs[0].HostPath, hidden)
+		fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving every regular file under %s, read-only; %s\n", servedAs(spec.Grants.Dirs), hidden)
 	}
+}
+
+// servedAs describes each grant of the built-in provider with the URIs
+// its files get: "/home/me/notes as file:///home/me/notes/...".
+func servedAs(dirs []runtime.DirGrant) string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		at, dir, err := runtime.MountedAt(d)
+		switch {
+		case err != nil:
+			out[i] = d.HostPath
+		case dir:
+			out[i] = d.HostPath + " as " + strings.TrimSuffix(fileURI(at), "/") + "/..." // "/" is file:///...
+		default:
+			out[i] = d.HostPath + " as " + fileURI(at)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// fileURI is the file:// URI of a guest path, each segment escaped.
+func fileURI(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return "file://" + strings.Join(segs, "/")
 }

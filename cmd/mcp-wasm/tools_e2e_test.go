@@ -29,7 +29,7 @@ func TestE2E_resourceTools(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, tools.Tools, 4)
 
-				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_resources", Arguments: map[string]any{"uriPrefix": "file:///docs/"}})
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_resources", Arguments: map[string]any{"uriPrefix": uriIn(t, dir, "docs/")}})
 				require.NoError(t, err)
 				require.False(t, res.IsError)
 				var page struct {
@@ -41,22 +41,22 @@ func TestE2E_resourceTools(t *testing.T) {
 					uris = append(uris, r.URI)
 					require.Equal(t, "files", r.Provider)
 				}
-				require.ElementsMatch(t, []string{"file:///docs/guide.md", "file:///docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt"}, uris)
+				require.ElementsMatch(t, []string{uriIn(t, dir, "docs/guide.md"), uriIn(t, dir, "docs/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt")}, uris)
 
-				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": "file:///hello.txt"}})
+				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": uriIn(t, dir, "hello.txt")}})
 				require.NoError(t, err)
 				require.Equal(t, "hello, world\n", res.Content[0].(*mcp.TextContent).Text)
 
-				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": "file:///img/pixel.png"}})
+				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": uriIn(t, dir, "img/pixel.png")}})
 				require.NoError(t, err)
 				img, ok := res.Content[0].(*mcp.ImageContent)
 				require.True(t, ok, "a PNG is image content, got %T", res.Content[0])
 				require.Equal(t, "image/png", img.MIMEType)
 
-				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": "file:///.hidden"}})
+				res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_resource", Arguments: map[string]any{"uri": uriIn(t, dir, ".hidden")}})
 				require.NoError(t, err, "a not-found is a tool error result, not a protocol error")
 				require.True(t, res.IsError)
-				require.True(t, strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "resource not found: file:///.hidden"))
+				require.True(t, strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "resource not found: "+uriIn(t, dir, ".hidden")))
 			})
 		}
 	}

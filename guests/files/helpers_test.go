@@ -73,6 +73,23 @@ func loadFiles(t *testing.T, wasm, root string) (*runtime.Provider, *logSink) {
 	return p, logs
 }
 
+// builds are the two files providers held to the same behaviour: this Go
+// one (the Go SDK's example) and the C one (guests/cfiles, the built-in
+// default). Each end-to-end test runs against both.
+func builds(t testing.TB) map[string]string {
+	return map[string]string{
+		"go": testguest.Go(t, "guests/files"),
+		"c":  testguest.C(t, "cfiles", "guests/c/mcpw.c", "guests/cfiles/cfiles.c"),
+	}
+}
+
+// eachBuild runs test as a subtest against each build.
+func eachBuild(t *testing.T, test func(t *testing.T, wasm string)) {
+	for name, wasm := range builds(t) {
+		t.Run(name, func(t *testing.T) { test(t, wasm) })
+	}
+}
+
 // envFilesWasm passes the built guest to a re-executed test binary.
 const envFilesWasm = "MCPW_TEST_FILES_WASM"
 

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
 // specialTree is a granted directory holding every kind of file that is
@@ -75,24 +74,26 @@ func specialTree(t *testing.T) (root string, regular []string, special map[strin
 // special files) and the whole directory failed: at the top, the listing
 // failed with a message blaming the grant; deeper, the subtree was
 // dropped.
-func TestFilesWasmSpecialFiles(t *testing.T) {
+func TestFilesWasmSpecialFiles(t *testing.T) { eachBuild(t, testFilesWasmSpecialFiles) }
+
+func testFilesWasmSpecialFiles(t *testing.T, wasm string) {
 	root, regular, special := specialTree(t)
-	p, logs := loadFiles(t, testguest.Go(t, "guests/files"), root)
+	p, logs := loadFiles(t, wasm, root)
 	ctx := t.Context()
 
 	require.Equal(t, regular, listNames(t, p))
 	require.Empty(t, logs.lines("grant the files provider"), "a special file is not the grant's fault")
 	for rel, what := range special {
 		if what != "" {
-			require.NotEmpty(t, logs.lines("guest: skip "+rel+": ", what), "no log line for %s (%s) in:\n%s", rel, what, logs)
+			require.NotEmpty(t, logs.lines("guest: skip /data/"+rel+": ", what), "no log line for %s (%s) in:\n%s", rel, what, logs)
 		}
 	}
 	for rel := range special {
-		_, err := p.Read(ctx, "file:///"+rel)
+		_, err := p.Read(ctx, "file:///data/"+rel)
 		require.ErrorIs(t, err, abi.ErrNotFound, rel)
 	}
 	for _, rel := range regular {
-		res, err := p.Read(ctx, "file:///"+rel)
+		res, err := p.Read(ctx, "file:///data/"+rel)
 		require.NoError(t, err, rel)
 		require.Equal(t, "text of "+rel, *res.Contents[0].Text)
 	}
@@ -103,7 +104,7 @@ func TestFilesWasmSpecialFiles(t *testing.T) {
 			"sub/": {"sub/b.txt"},
 			"z/":   {"z/c.txt"},
 		} {
-			cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: partial}})
+			cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "path", Value: partial}})
 			require.NoError(t, err)
 			require.Equal(t, want, cr.Values, partial)
 		}
@@ -128,7 +129,7 @@ func TestFilesWasmSpecialFiles(t *testing.T) {
 			require.NoError(t, err, cursor)
 			require.Equal(t, base.Cursor, ch.Cursor, "the specials are not in the snapshot")
 			for _, u := range ch.Updated {
-				rel := strings.TrimPrefix(u, "file:///")
+				rel := strings.TrimPrefix(u, "file:///data/")
 				require.Contains(t, regular, rel, "reported as changed")
 			}
 		}
@@ -140,7 +141,9 @@ func TestFilesWasmSpecialFiles(t *testing.T) {
 // while the guest lists their directory (between its read of the names,
 // of the types and of each entry) never fail a listing or hide the stable
 // files next to them.
-func TestFilesWasmChurn(t *testing.T) {
+func TestFilesWasmChurn(t *testing.T) { eachBuild(t, testFilesWasmChurn) }
+
+func testFilesWasmChurn(t *testing.T, wasm string) {
 	root := t.TempDir()
 	stable := []string{"churn/keep1.txt", "churn/keep2.txt", "top.txt"}
 	for _, rel := range stable {
@@ -148,7 +151,7 @@ func TestFilesWasmChurn(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
 	}
-	p, _ := loadFiles(t, testguest.Go(t, "guests/files"), root)
+	p, _ := loadFiles(t, wasm, root)
 
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {

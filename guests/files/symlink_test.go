@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
 // TestFilesWasmSymlinksInside: a symbolic link that stays inside the
@@ -16,7 +15,9 @@ import (
 // files provider either: reading through one, as the last component or as
 // a directory on the way, is not_found, so a visible name cannot serve a
 // hidden file, and completion and changes do not see through one.
-func TestFilesWasmSymlinksInside(t *testing.T) {
+func TestFilesWasmSymlinksInside(t *testing.T) { eachBuild(t, testFilesWasmSymlinksInside) }
+
+func testFilesWasmSymlinksInside(t *testing.T, wasm string) {
 	root := t.TempDir()
 	for rel, body := range map[string]string{"a.txt": "a", ".env": "SECRET=1", ".git/config": "[core]", "sub/b.txt": "b"} {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -28,18 +29,18 @@ func TestFilesWasmSymlinksInside(t *testing.T) {
 	} {
 		require.NoError(t, os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))))
 	}
-	p, _ := loadFiles(t, testguest.Go(t, "guests/files"), root)
+	p, _ := loadFiles(t, wasm, root)
 	ctx := t.Context()
 	require.Equal(t, []string{"a.txt", "sub/b.txt"}, listNames(t, p))
 	for _, uri := range []string{
-		"file:///config", "file:///link.txt", "file:///linkdir/b.txt", "file:///gitdir/config",
-		"file:///sub/up/a.txt", "file:///sub/up/sub/b.txt",
+		"file:///data/config", "file:///data/link.txt", "file:///data/linkdir/b.txt", "file:///data/gitdir/config",
+		"file:///data/sub/up/a.txt", "file:///data/sub/up/sub/b.txt",
 	} {
 		res, err := p.Read(ctx, uri)
 		require.ErrorIs(t, err, abi.ErrNotFound, "%s read: %+v", uri, res)
 	}
 	for _, partial := range []string{"linkdir/", "gitdir/", "sub/up/"} {
-		cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: partial}})
+		cr, err := p.Complete(ctx, abi.CompleteRequest{Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "path", Value: partial}})
 		require.NoError(t, err)
 		require.Empty(t, cr.Values, partial)
 	}
@@ -49,7 +50,7 @@ func TestFilesWasmSymlinksInside(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ch.Updated)
 	require.Equal(t, base.Cursor, ch.Cursor)
-	res, err := p.Read(ctx, "file:///sub/b.txt")
+	res, err := p.Read(ctx, "file:///data/sub/b.txt")
 	require.NoError(t, err)
 	require.Equal(t, "b", *res.Contents[0].Text)
 }

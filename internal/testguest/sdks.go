@@ -180,7 +180,7 @@ func Binary(tb testing.TB) string {
 		"guests/assemblyscript/index.ts", "guests/assemblyscript/assembly"} {
 		dirs = append(dirs, filepath.Join(root, d))
 	}
-	key := hashTree(tb, "bin:"+string(sum), dirs, ".go", ".wasm", ".json", ".c", ".h", ".rs", ".ts", ".toml", ".tmpl", ".go-version")
+	key := hashTree(tb, "bin:"+string(sum), dirs, ".go", ".wasm", ".json", ".c", ".h", ".rs", ".ts", ".toml", ".tmpl", ".go-version", ".clang-version")
 	out := filepath.Join(cacheDir(tb), "mcp-wasm-"+key)
 	if _, err := os.Stat(out); err == nil {
 		return out

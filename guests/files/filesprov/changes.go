@@ -64,75 +64,87 @@ func (s *snapshot) cursor() string {
 	return "s:" + hex.EncodeToString(b[:]) + ":" + strconv.Itoa(len(s.paths))
 }
 
-// Changes maps changed guest paths (under the mount) to the file:/// URIs
-// of the files at or below them, now or before, and reports whether the
-// set of files differs from the one the cursor was computed from.
+// target is a changed path inside a root: rel "." is the root itself.
+type target struct {
+	r    *root
+	rel  string
+	full string
+}
+
+// Changes maps changed guest paths to the file:// URIs of the files at or
+// below them, now or before, and reports whether the set of files differs
+// from the one the cursor was computed from.
 func (f *files) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesResult, error) {
+	if len(f.roots) == 0 {
+		return nil, errNoRoots()
+	}
 	ctx, done := withSkipLog(ctx)
 	defer done()
 	opts := readOptions(ctx)
-	rels := f.changedRels(opts, req.Paths)
+	targets := f.changedTargets(opts, req.Paths)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	updated := map[string]bool{}
 	current := f.snap != nil && req.Cursor != "" && f.snap.cursor() == req.Cursor
-	if current && !slices.Contains(rels, ".") {
-		for _, rel := range rels {
-			f.refresh(ctx, opts, rel, updated)
+	if current && !slices.ContainsFunc(targets, func(t target) bool { return t.rel == "." }) {
+		for _, t := range targets {
+			f.refresh(ctx, opts, t, updated)
 		}
-	} else if err := f.rescan(ctx, opts, rels, current, updated); err != nil {
+	} else if err := f.rescan(ctx, opts, targets, current, updated); err != nil {
 		return nil, err
 	}
 	res := &abi.ChangesResult{Cursor: f.snap.cursor(), Updated: sortedURIs(updated)}
 	if req.Cursor == "" {
-		res.ListChanged = len(rels) > 0 // no baseline: a change may be a creation
+		res.ListChanged = len(targets) > 0 // no baseline: a change may be a creation
 	} else {
 		res.ListChanged = res.Cursor != req.Cursor
 	}
 	return res, nil
 }
 
-// changedRels turns guest paths into visible relative paths ("." for the
-// mount itself), dropping paths outside the mount.
-func (f *files) changedRels(opts options, paths []string) []string {
+// changedTargets turns guest paths into visible paths in roots, dropping
+// paths outside every root.
+func (f *files) changedTargets(opts options, paths []string) []target {
 	seen := map[string]bool{}
-	var rels []string
+	var out []target
 	for _, p := range paths {
-		p = path.Clean(p)
-		rel, ok := strings.CutPrefix(p, f.mount+"/")
-		if p == f.mount {
-			rel, ok = ".", true
+		if !strings.HasPrefix(p, "/") || strings.IndexByte(p, 0) >= 0 {
+			continue // no file's path
 		}
-		if !ok || !fs.ValidPath(rel) || (rel != "." && !opts.visiblePath(rel)) || seen[rel] {
+		p = path.Clean(p)
+		r, rel := f.rootOf(p)
+		if r == nil || !fs.ValidPath(rel) || (rel != "." && !opts.visiblePath(rel)) || seen[p] {
 			continue
 		}
-		seen[rel] = true
-		rels = append(rels, rel)
+		seen[p] = true
+		out = append(out, target{r: r, rel: rel, full: p})
 	}
-	return rels
+	return out
 }
 
-// rescan replaces the snapshot with a full walk and collects into updated
-// the files at or below rels (other than the mount itself) now, and, when
-// the old snapshot is the cursor's (current), before, plus every file that
-// appeared or disappeared.
-func (f *files) rescan(ctx context.Context, opts options, rels []string, current bool, updated map[string]bool) error {
+// rescan replaces the snapshot with a full walk of every root and collects
+// into updated the files at or below the targets now, and, when the old
+// snapshot is the cursor's (current), before, plus every file that
+// appeared or disappeared. A root itself as a target stands for all of it.
+func (f *files) rescan(ctx context.Context, opts options, targets []target, current bool, updated map[string]bool) error {
 	next := newSnapshot()
-	err := f.walkAfter(ctx, opts, "", func(rel string, _ fs.DirEntry) bool {
-		next.add(rel)
-		return true
-	})
-	if err != nil {
-		return err
+	for _, r := range f.roots {
+		err := f.walkAfter(ctx, opts, r, "", func(rel string, _ fs.DirEntry) bool {
+			next.add(r.full(rel))
+			return true
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for p := range next.paths {
-		if underAny(p, rels) || (current && !f.snap.paths[p]) {
+		if underAny(p, targets) || (current && !f.snap.paths[p]) {
 			updated[p] = true
 		}
 	}
 	if current {
 		for p := range f.snap.paths {
-			if underAny(p, rels) || !next.paths[p] {
+			if underAny(p, targets) || !next.paths[p] {
 				updated[p] = true
 			}
 		}
@@ -142,59 +154,64 @@ func (f *files) rescan(ctx context.Context, opts options, rels []string, current
 }
 
 // refresh updates the snapshot for one changed path: it drops what was
-// known at or below rel and adds what is there now.
-func (f *files) refresh(ctx context.Context, opts options, rel string, updated map[string]bool) {
-	if f.snap.paths[rel] {
-		f.snap.remove(rel)
-		updated[rel] = true
+// known at or below it and adds what is there now.
+func (f *files) refresh(ctx context.Context, opts options, t target, updated map[string]bool) {
+	if f.snap.paths[t.full] {
+		f.snap.remove(t.full)
+		updated[t.full] = true
 	} else {
 		for p := range f.snap.paths {
-			if strings.HasPrefix(p, rel+"/") {
+			if strings.HasPrefix(p, t.full+"/") {
 				f.snap.remove(p)
 				updated[p] = true
 			}
 		}
 	}
-	info, err := f.lstatChain(rel)
+	info, err := t.r.lstatChain(t.rel)
 	switch {
 	case err != nil:
-	case info.Mode().IsRegular() && listable(rel):
-		f.snap.add(rel)
-		updated[rel] = true
+	case info.Mode().IsRegular() && t.r.listable(t.rel):
+		f.snap.add(t.full)
+		updated[t.full] = true
 	case info.IsDir():
-		err := f.walkTree(ctx, opts, rel, func(p string, _ fs.DirEntry) bool {
+		err := f.walkTree(ctx, opts, t.r, t.rel, func(rel string, _ fs.DirEntry) bool {
+			p := t.r.full(rel)
 			f.snap.add(p)
 			updated[p] = true
 			return true
 		})
 		if err != nil {
-			mcpw.Logf(ctx, mcpw.LevelWarn, "refresh %s: %v", rel, err)
+			mcpw.Logf(ctx, mcpw.LevelWarn, "refresh %s: %v", t.full, err)
 		}
 	}
 }
 
-func underAny(p string, rels []string) bool {
-	for _, r := range rels {
-		if p == r || strings.HasPrefix(p, r+"/") {
+// underAny reports whether the guest path p is a target or below one. A
+// root as a target (the host lost events) asks for a look at everything,
+// which reports what appeared or disappeared, not every file as updated.
+func underAny(p string, targets []target) bool {
+	for _, t := range targets {
+		if t.rel != "." && (p == t.full || strings.HasPrefix(p, t.full+"/")) {
 			return true
 		}
 	}
 	return false
 }
 
-// sortedURIs returns the URIs of the paths, sorted, at most abi.MaxListItems.
+// sortedURIs returns the URIs of the guest paths, sorted by path, at most
+// abi.MaxListItems.
 func sortedURIs(paths map[string]bool) []string {
-	rels := make([]string, 0, len(paths))
+	sorted := make([]string, 0, len(paths))
 	for p := range paths {
-		rels = append(rels, p)
+		sorted = append(sorted, p)
 	}
-	sort.Strings(rels)
-	if len(rels) > abi.MaxListItems {
-		rels = rels[:abi.MaxListItems]
+	sort.Strings(sorted)
+	if len(sorted) > abi.MaxListItems {
+		sorted = sorted[:abi.MaxListItems]
 	}
-	uris := make([]string, len(rels))
-	for i, r := range rels {
-		uris[i] = uriFor(r)
+	uris := make([]string, len(sorted))
+	for i, p := range sorted {
+		uris[i] = uriPrefix + escapeAbs(p)
 	}
 	return uris
 }

@@ -29,18 +29,18 @@ func TestChangesSequence(t *testing.T) {
 
 	write(t, root, "a.txt", "a2")
 	mod := h.changes(base.Cursor, "/data/a.txt")
-	require.Equal(t, []string{"file:///a.txt"}, mod.Updated)
+	require.Equal(t, []string{"file:///data/a.txt"}, mod.Updated)
 	require.False(t, mod.ListChanged, "a modified file leaves the list alone")
 	require.Equal(t, base.Cursor, mod.Cursor)
 
 	write(t, root, "d/new.txt", "n")
 	created := h.changes(mod.Cursor, "/data/d/new.txt")
-	require.Equal(t, []string{"file:///d/new.txt"}, created.Updated)
+	require.Equal(t, []string{"file:///data/d/new.txt"}, created.Updated)
 	require.True(t, created.ListChanged)
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "d")))
 	removed := h.changes(created.Cursor, "/data/d")
-	require.Equal(t, []string{"file:///d/b.txt", "file:///d/new.txt"}, removed.Updated)
+	require.Equal(t, []string{"file:///data/d/b.txt", "file:///data/d/new.txt"}, removed.Updated)
 	require.True(t, removed.ListChanged)
 
 	ignored := h.changes(removed.Cursor, "/data/.hidden", "/elsewhere/x", "/data/../etc/passwd")
@@ -59,13 +59,13 @@ func TestChangesAcrossInstances(t *testing.T) {
 	other := newHarness(t, root, nil) // a fresh instance, no snapshot
 	r := other.changes(base.Cursor, "/data/b.txt")
 	require.True(t, r.ListChanged)
-	require.Equal(t, []string{"file:///b.txt"}, r.Updated)
+	require.Equal(t, []string{"file:///data/b.txt"}, r.Updated)
 
 	write(t, root, "a.txt", "a2")
 	r2 := first.changes(r.Cursor, "/data/a.txt") // first's snapshot is stale
 	require.False(t, r2.ListChanged)
 	require.Equal(t, r.Cursor, r2.Cursor)
-	require.Equal(t, []string{"file:///a.txt"}, r2.Updated)
+	require.Equal(t, []string{"file:///data/a.txt"}, r2.Updated)
 }
 
 func TestChangesMountRoot(t *testing.T) {
@@ -75,12 +75,12 @@ func TestChangesMountRoot(t *testing.T) {
 	write(t, root, "c.txt", "c")
 	r := h.changes(base.Cursor, "/data")
 	require.True(t, r.ListChanged)
-	require.Equal(t, []string{"file:///c.txt"}, r.Updated, "only the file that appeared, not every file")
+	require.Equal(t, []string{"file:///data/c.txt"}, r.Updated, "only the file that appeared, not every file")
 }
 
 func TestChangesWithoutBaseline(t *testing.T) {
 	h := newHarness(t, tree(t, map[string]string{"a.txt": "a"}), nil)
 	r := h.changes("", "/data/a.txt")
 	require.True(t, r.ListChanged, "without a cursor a change may be a creation")
-	require.Equal(t, []string{"file:///a.txt"}, r.Updated)
+	require.Equal(t, []string{"file:///data/a.txt"}, r.Updated)
 }

@@ -14,7 +14,11 @@ func TestDescribe(t *testing.T) {
 	newHarness(t, t.TempDir(), nil).ok(mcpw.OpDescribe, struct{}{}, &d)
 	require.NoError(t, d.Validate())
 	require.Equal(t, abi.Operations, d.Operations)
-	require.Equal(t, []abi.FSRequest{{Path: "/data", Reason: "the directory whose files are served, read-only"}}, d.Requests.Filesystem)
+	require.Equal(t, "/", d.Requests.Filesystem[0].Path, "any directory, wherever the host mounts it")
+	require.Equal(t, &abi.CacheHint{TTLMs: 1000, Scope: abi.ScopePublic}, d.Cache)
+	var none abi.Describe
+	(&harness{t: t, p: newFiles(nil), host: &mcpw.MapHost{}}).ok(mcpw.OpDescribe, struct{}{}, &none)
+	require.Equal(t, d, none, "describe does not depend on what is granted")
 	var keys []string
 	for _, c := range d.Requests.Config {
 		keys = append(keys, c.Key)

@@ -46,7 +46,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, root string, config map[string]string) *harness {
-	return &harness{t: t, p: newFiles(os.DirFS(root), testMount), host: &mcpw.MapHost{Values: config}}
+	return &harness{t: t, p: newFiles([]Root{{Path: testMount, FS: os.DirFS(root)}}), host: &mcpw.MapHost{Values: config}}
 }
 
 func (h *harness) ctx() context.Context { return mcpw.WithHost(context.Background(), h.host) }
@@ -117,6 +117,6 @@ func (c *countingFS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(c
 
 func (c *countingFS) ReadLink(name string) (string, error) { return fs.ReadLink(c.FS, name) }
 
-// testMount is where the tests pretend the directory is mounted, as the
-// guest's main package does.
+// testMount is where the tests pretend the directory is mounted (the host
+// mounts a grant at its real path).
 const testMount = "/data"

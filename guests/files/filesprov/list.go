@@ -14,82 +14,112 @@ import (
 const (
 	// pageSize is the number of resources per list page by default.
 	pageSize = 500
-	// cursorPrefix marks a list cursor: "p:" + the escaped path of the last
-	// file returned. Naming the last file, not an offset, keeps paging
-	// correct while files come and go.
+	// cursorPrefix marks a list cursor: "p:" + the escaped guest path of
+	// the last file returned. Naming the last file, not an offset, keeps
+	// paging correct while files come and go.
 	cursorPrefix = "p:"
 )
 
-// List returns one page of regular files in walk order.
+// List returns one page of regular files: the roots in order, each in
+// walk order.
 func (f *files) List(ctx context.Context, cursor string) (*abi.ListResult, error) {
-	after, err := decodeCursor(cursor)
+	if len(f.roots) == 0 {
+		return nil, errNoRoots()
+	}
+	start, after, err := f.decodeCursor(cursor)
 	if err != nil {
 		return nil, err
 	}
 	ctx, done := withSkipLog(ctx)
 	defer done()
-	res := &abi.ListResult{Resources: make([]abi.Resource, 0, 64)}
-	last, more := "", false
-	err = f.walkAfter(ctx, readOptions(ctx), after, func(rel string, d fs.DirEntry) bool {
-		if len(res.Resources) == f.pageSize {
-			more = true
-			return false
+	if cursor == "" {
+		for _, p := range f.skipped {
+			logSkip(ctx, mcpw.LevelWarn, "skip granted directory %s: its path is not absolute and clean UTF-8 without a backslash, or too long to list anything", p)
 		}
-		if r, ok := f.resource(ctx, rel, d); ok {
-			res.Resources = append(res.Resources, r)
-			last = rel
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
-	if more {
-		res.NextCursor = cursorPrefix + escapePath(last)
+	opts := readOptions(ctx)
+	res := &abi.ListResult{Resources: make([]abi.Resource, 0, 64)}
+	var last *root
+	lastRel, more := "", false
+	for i := start; i < len(f.roots) && !more; i++ {
+		r := f.roots[i]
+		from := ""
+		if i == start {
+			from = after
+		}
+		err := f.walkAfter(ctx, opts, r, from, func(rel string, d fs.DirEntry) bool {
+			if len(res.Resources) == f.pageSize {
+				more = true
+				return false
+			}
+			if res1, ok := f.resource(ctx, r, rel, d); ok {
+				res.Resources = append(res.Resources, res1)
+				last, lastRel = r, rel
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if more && last != nil {
+		res.NextCursor = cursorPrefix + last.escFull(lastRel)
 	}
 	return res, nil
 }
 
-func decodeCursor(cursor string) (string, error) {
+// decodeCursor returns the index of the root a cursor resumes in and the
+// file in it to resume after.
+func (f *files) decodeCursor(cursor string) (int, string, error) {
 	if cursor == "" {
-		return "", nil
+		return 0, "", nil
 	}
-	escaped, ok := strings.CutPrefix(cursor, cursorPrefix)
+	bad := mcpw.InvalidParams("unknown cursor: pass back a nextCursor from list unchanged")
+	escaped, ok := strings.CutPrefix(cursor, cursorPrefix+"/")
 	if !ok {
-		return "", mcpw.InvalidParams("unknown cursor: pass back a nextCursor from list unchanged")
+		return 0, "", bad
 	}
-	rel, err := unescapePath(escaped)
+	p, err := unescapePath(escaped)
 	if err != nil {
-		return "", mcpw.InvalidParams("unknown cursor: pass back a nextCursor from list unchanged")
+		return 0, "", bad
 	}
-	return rel, nil
+	r, rel := f.rootOf("/" + p)
+	if r == nil || rel == "." {
+		return 0, "", bad
+	}
+	for i, x := range f.roots {
+		if x == r {
+			return i, rel, nil
+		}
+	}
+	return 0, "", bad
 }
 
 // resource describes one file; ok is false if it vanished or is no longer
 // a regular file.
-func (f *files) resource(ctx context.Context, rel string, d fs.DirEntry) (abi.Resource, bool) {
+func (f *files) resource(ctx context.Context, r *root, rel string, d fs.DirEntry) (abi.Resource, bool) {
 	info, err := d.Info()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		logSkip(ctx, mcpw.LevelDebug, "skip %s: gone since its directory was read", rel)
+		logSkip(ctx, mcpw.LevelDebug, "skip %s: gone since its directory was read", r.full(rel))
 		return abi.Resource{}, false
 	case err != nil:
-		logSkip(ctx, mcpw.LevelWarn, "skip %s: %v", rel, unwrapPath(err))
+		logSkip(ctx, mcpw.LevelWarn, "skip %s: %v", r.full(rel), unwrapPath(err))
 		return abi.Resource{}, false
 	case !info.Mode().IsRegular():
-		logSkip(ctx, mcpw.LevelInfo, "skip %s: now a %s, not a regular file", rel, kindOf(info.Mode()))
+		logSkip(ctx, mcpw.LevelInfo, "skip %s: now a %s, not a regular file", r.full(rel), kindOf(info.Mode()))
 		return abi.Resource{}, false
 	}
-	r := abi.Resource{
-		URI:      uriFor(rel),
+	res := abi.Resource{
+		URI:      r.uri(rel),
 		Name:     rel,
-		MIMEType: mimeByExtension(rel),
+		MIMEType: mimeType(rel),
 		Size:     new(info.Size()),
 	}
 	if lm := timestamp(info.ModTime()); lm != "" {
-		r.Annotations = &abi.Annotations{LastModified: lm}
+		res.Annotations = &abi.Annotations{LastModified: lm}
 	}
-	return r, true
+	return res, true
 }
 
 // timestamp renders t as RFC 3339 in UTC, or "" when it cannot be (years

@@ -1,11 +1,12 @@
 package filesprov
 
 import (
-	"bytes"
 	"path"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 )
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // extensionTypes maps lower-case extensions to MIME types. It is a fixed
 // table, not mime.TypeByExtension, so results do not depend on the
@@ -32,57 +33,49 @@ var extensionTypes = map[string]string{
 	".woff2": "font/woff2", ".ttf": "font/ttf", ".bin": "application/octet-stream",
 }
 
-// mimeByExtension returns the MIME type of a file name from its
-// extension, or "" when unknown.
-func mimeByExtension(name string) string {
-	return extensionTypes[strings.ToLower(path.Ext(name))]
+// fileNames maps file names without a telling extension to MIME types:
+// names that are text by convention.
+var fileNames = map[string]string{
+	"Makefile": "text/plain", "makefile": "text/plain", "GNUmakefile": "text/plain", "Dockerfile": "text/plain",
+	"README": "text/plain", "LICENSE": "text/plain", "COPYING": "text/plain", "NOTICE": "text/plain",
+	"AUTHORS": "text/plain", "CHANGELOG": "text/plain", "CONTRIBUTING": "text/plain", "TODO": "text/plain",
 }
 
-// magic numbers of common binary formats, checked by sniff.
-var magic = []struct {
-	prefix string
-	mime   string
-}{
-	{"\x89PNG\r\n\x1a\n", "image/png"},
-	{"\xff\xd8\xff", "image/jpeg"},
-	{"GIF87a", "image/gif"},
-	{"GIF89a", "image/gif"},
-	{"%PDF-", "application/pdf"},
-	{"PK\x03\x04", "application/zip"},
-	{"\x1f\x8b", "application/gzip"},
-	{"\x00asm", "application/wasm"},
+// mimeType returns the MIME type of a file from its name: its extension
+// (ASCII case ignored), or a conventional name; "" when unknown. List and
+// read both give this, so they agree.
+func mimeType(rel string) string {
+	name := path.Base(rel)
+	if t, ok := fileNames[name]; ok {
+		return t
+	}
+	return extensionTypes[lowerASCII(path.Ext(name))]
 }
 
-// sniff guesses the MIME type of data from its first bytes: a known magic
-// number, else text/plain for UTF-8 text, else application/octet-stream.
-// (net/http.DetectContentType would pull net/http into the guest.)
-func sniff(data []byte) string {
-	for _, m := range magic {
-		if bytes.HasPrefix(data, []byte(m.prefix)) {
-			return m.mime
+// lowerASCII lowers ASCII letters only (strings.ToLower would also turn
+// the Kelvin sign into "k").
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
 		}
 	}
-	if len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP" {
-		return "image/webp"
-	}
-	if looksText(data[:min(len(data), 512)]) {
-		return "text/plain"
-	}
-	return "application/octet-stream"
+	return s
 }
 
-// looksText reports whether head is UTF-8 without NUL or binary control
-// characters. A rune cut off at the end of head is tolerated.
+// looksText reports whether head holds no NUL or binary control
+// characters (tab, line ends, form feed and escape are text).
 func looksText(head []byte) bool {
-	for i := 0; i < len(head); {
-		r, n := utf8.DecodeRune(head[i:])
-		if r == utf8.RuneError && n == 1 {
-			return len(head)-i < utf8.UTFMax && !utf8.FullRune(head[i:])
-		}
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != 0x1b {
+	for _, c := range head {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b {
 			return false
 		}
-		i += n
 	}
 	return true
 }

@@ -1,49 +1,44 @@
 package filesprov
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-func TestMIMEByExtension(t *testing.T) {
+func TestMIMEType(t *testing.T) {
 	tests := map[string]string{
 		"a.md": "text/markdown", "dir/B.PNG": "image/png", "x.tar.gz": "application/gzip",
-		"Makefile": "", "a.unknownext": "", ".bashrc": "",
+		"Makefile": "text/plain", "sub/LICENSE": "text/plain", "a.unknownext": "", ".bashrc": "", "noext": "",
+		"a.\u212at": "", // the Kelvin sign is not "k": only ASCII letters fold
 	}
 	for name, want := range tests {
-		require.Equal(t, want, mimeByExtension(name), name)
+		require.Equal(t, want, mimeType(name), name)
 	}
 }
 
-func TestSniff(t *testing.T) {
+func TestIsText(t *testing.T) {
 	tests := []struct {
-		name, data, want string
+		name, mime, data string
+		want             bool
 	}{
-		{"empty", "", "text/plain"},
-		{"text", "hello\tworld\r\n", "text/plain"},
-		{"utf-8", "héllo 日本", "text/plain"},
-		{"png", png, "image/png"},
-		{"pdf", "%PDF-1.7", "application/pdf"},
-		{"wasm", "\x00asm\x01\x00\x00\x00", "application/wasm"},
-		{"webp", "RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"},
-		{"nul", "ab\x00cd", "application/octet-stream"},
-		{"latin-1", "caf\xe9 au lait", "application/octet-stream"},
-		{"rune cut at 512", string(make([]byte, 0)) + repeat("a", 511) + "é", "text/plain"},
+		{"empty", "", "", true},
+		{"text", "", "hello\tworld\r\n\f\x1b[0m", true},
+		{"utf-8", "", "héllo 日本", true},
+		{"nul", "", "ab\x00cd", false},
+		{"control", "", "a\x01", false},
+		{"control after 512 bytes", "", strings.Repeat("a", 512) + "\x01", true},
+		{"latin-1", "", "caf\xe9 au lait", false},
+		{"textual type", "text/plain", "a\x01", true},
+		{"textual type, not UTF-8", "text/plain", "caf\xe9", false},
+		{"binary type", "image/png", "plain", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, sniff([]byte(tt.data)))
+			require.Equal(t, tt.want, isText(tt.mime, []byte(tt.data)))
 		})
 	}
-}
-
-func repeat(s string, n int) string {
-	out := ""
-	for range n {
-		out += s
-	}
-	return out
 }
 
 func TestIsTextType(t *testing.T) {

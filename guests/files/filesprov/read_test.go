@@ -24,15 +24,15 @@ func TestReadContents(t *testing.T) {
 		name, uri, mime string
 		text, blob      *string
 	}{
-		{"markdown", "file:///doc.md", "text/markdown", new("# hi\n"), nil},
-		{"empty text", "file:///empty.txt", "text/plain", new(""), nil},
-		{"png", "file:///img.png", "image/png", nil, new("iVBORw0KGgoAAAANSUhEUg==")},
-		{"sniffed text", "file:///noext", "text/plain", new("plain words\n"), nil},
-		{"sniffed binary", "file:///blob", "application/octet-stream", nil, new("AAEC")},
-		{"sniffed png", "file:///sniffed", "image/png", nil, new("iVBORw0KGgoAAAANSUhEUg==")},
-		{"text type but not UTF-8", "file:///latin1.txt", "text/plain", nil, new("Y2Fm6Q==")},
-		{"nested", "file:///dir/deep.json", "application/json", new(`{"a":1}`), nil},
-		{"escaped", "file:///dir/deep%2Ejson", "application/json", new(`{"a":1}`), nil},
+		{"markdown", "file:///data/doc.md", "text/markdown", new("# hi\n"), nil},
+		{"empty text", "file:///data/empty.txt", "text/plain", new(""), nil},
+		{"png", "file:///data/img.png", "image/png", nil, new("iVBORw0KGgoAAAANSUhEUg==")},
+		{"unknown type, text", "file:///data/noext", "", new("plain words\n"), nil},
+		{"unknown type, binary", "file:///data/blob", "", nil, new("AAEC")},
+		{"unknown type, a PNG", "file:///data/sniffed", "", nil, new("iVBORw0KGgoAAAANSUhEUg==")},
+		{"text type but not UTF-8", "file:///data/latin1.txt", "text/plain", nil, new("Y2Fm6Q==")},
+		{"nested", "file:///data/dir/deep.json", "application/json", new(`{"a":1}`), nil},
+		{"escaped", "file:///data/dir/deep%2Ejson", "application/json", new(`{"a":1}`), nil},
 	}
 	h := newHarness(t, root, nil)
 	for _, tt := range tests {
@@ -42,7 +42,7 @@ func TestReadContents(t *testing.T) {
 			require.Equal(t, tt.text, c.Text)
 			require.Equal(t, tt.blob, c.Blob)
 			require.Equal(t, "2026-11-21T12:00:00Z", c.Annotations.LastModified)
-			require.True(t, strings.HasPrefix(c.URI, "file:///"))
+			require.True(t, strings.HasPrefix(c.URI, "file:///data/"))
 		})
 	}
 }
@@ -56,9 +56,11 @@ func TestReadSizeCap(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"over configured cap", map[string]string{keyMaxFileBytes: "99"}, "file:///big.txt", abi.CodeInvalidParams, "raise max_file_bytes"},
-		{"bad config", map[string]string{keyMaxFileBytes: "lots"}, "file:///small.txt", abi.CodeInternal, "set it to a positive integer"},
-		{"zero config", map[string]string{keyMaxFileBytes: "0"}, "file:///small.txt", abi.CodeInternal, "set it to a positive integer"},
+		{"over configured cap", map[string]string{keyMaxFileBytes: "99"}, "file:///data/big.txt", abi.CodeInvalidParams,
+			`file "/data/big.txt" is 100 bytes, over the 99-byte read limit: raise the files provider's max_file_bytes to 100 or more (serve --config-value max_file_bytes=SIZE, or grants.config in a config file)`},
+		{"spaces around the cap", map[string]string{keyMaxFileBytes: " 99\t"}, "file:///data/big.txt", abi.CodeInvalidParams, "over the 99-byte read limit"},
+		{"bad config", map[string]string{keyMaxFileBytes: "lots"}, "file:///data/small.txt", abi.CodeInternal, "set it to a positive integer"},
+		{"zero config", map[string]string{keyMaxFileBytes: "0"}, "file:///data/small.txt", abi.CodeInternal, "set it to a positive integer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,12 +70,12 @@ func TestReadSizeCap(t *testing.T) {
 		})
 	}
 	h := newHarness(t, root, map[string]string{keyMaxFileBytes: "100"})
-	require.Len(t, *h.read("file:///big.txt").Contents[0].Text, 100, "a file exactly at the cap is read")
+	require.Len(t, *h.read("file:///data/big.txt").Contents[0].Text, 100, "a file exactly at the cap is read")
 }
 
 func TestReadDefaultCap(t *testing.T) {
 	root := tree(t, map[string]string{"big.bin": strings.Repeat("x", defaultMaxFileBytes+1)})
-	e := newHarness(t, root, nil).fail(abi.OpRead, abi.ReadRequest{URI: "file:///big.bin"})
+	e := newHarness(t, root, nil).fail(abi.OpRead, abi.ReadRequest{URI: "file:///data/big.bin"})
 	require.Equal(t, abi.CodeInvalidParams, e.Code)
 }
 
@@ -86,28 +88,32 @@ func TestReadRefuses(t *testing.T) {
 		uri  string
 		code string
 	}{
-		{"file:///missing.txt", abi.CodeNotFound},
-		{"file:///a", abi.CodeNotFound},
-		{"file:///a/b.txt/c", abi.CodeNotFound},
-		{"file:///link.txt", abi.CodeNotFound},
-		{"file:///linkdir/b.txt", abi.CodeNotFound},
-		{"file:///etc/passwd", abi.CodeNotFound},
-		{"file:///.secret", abi.CodeNotFound},
-		{"file:///.git/HEAD", abi.CodeNotFound},
-		{"file:///../etc/passwd", abi.CodeInvalidParams},
-		{"file:///a/../ok.txt", abi.CodeInvalidParams},
-		{"file:///a/%2e%2E/ok.txt", abi.CodeInvalidParams},
-		{"file:///a%2Fb.txt", abi.CodeInvalidParams},
-		{"file:///a%2fb.txt", abi.CodeInvalidParams},
-		{"file:///a%5Cb.txt", abi.CodeInvalidParams},
-		{"file:///a\\b.txt", abi.CodeInvalidParams},
-		{"file:///ok.txt%00", abi.CodeInvalidParams},
-		{"file:///a//b.txt", abi.CodeInvalidParams},
-		{"file:///./ok.txt", abi.CodeInvalidParams},
+		{"file:///data/missing.txt", abi.CodeNotFound},
+		{"file:///data/a", abi.CodeNotFound},
+		{"file:///data/a/b.txt/c", abi.CodeNotFound},
+		{"file:///data/link.txt", abi.CodeNotFound},
+		{"file:///data/linkdir/b.txt", abi.CodeNotFound},
+		{"file:///data/etc/passwd", abi.CodeNotFound},
+		{"file:///data/.secret", abi.CodeNotFound},
+		{"file:///data/.git/HEAD", abi.CodeNotFound},
+		{"file:///data/../etc/passwd", abi.CodeInvalidParams},
+		{"file:///data/a/../ok.txt", abi.CodeInvalidParams},
+		{"file:///data/a/%2e%2E/ok.txt", abi.CodeInvalidParams},
+		{"file:///data/a%2Fb.txt", abi.CodeInvalidParams},
+		{"file:///data/a%2fb.txt", abi.CodeInvalidParams},
+		{"file:///data/a%5Cb.txt", abi.CodeInvalidParams},
+		{"file:///data/a\\b.txt", abi.CodeInvalidParams},
+		{"file:///data/ok.txt%00", abi.CodeInvalidParams},
+		{"file:///data/a//b.txt", abi.CodeInvalidParams},
+		{"file:///data/./ok.txt", abi.CodeInvalidParams},
+		{"file:///data/", abi.CodeInvalidParams},
 		{"file:///", abi.CodeInvalidParams},
-		{"file:///ok.txt?x=1", abi.CodeInvalidParams},
-		{"file:///ok.txt#top", abi.CodeInvalidParams},
-		{"file:///%zz", abi.CodeInvalidParams},
+		{"file:///data", abi.CodeNotFound},
+		{"file:///elsewhere/ok.txt", abi.CodeNotFound},
+		{"file:///datax/ok.txt", abi.CodeNotFound},
+		{"file:///data/ok.txt?x=1", abi.CodeInvalidParams},
+		{"file:///data/ok.txt#top", abi.CodeInvalidParams},
+		{"file:///data/%zz", abi.CodeInvalidParams},
 		{"file://host/ok.txt", abi.CodeInvalidParams},
 		{"other:///ok.txt", abi.CodeInvalidParams},
 	}
@@ -118,7 +124,7 @@ func TestReadRefuses(t *testing.T) {
 		})
 	}
 	shown := newHarness(t, root, map[string]string{keyShowHidden: "true"})
-	require.Equal(t, "s", *shown.read("file:///.secret").Contents[0].Text)
+	require.Equal(t, "s", *shown.read("file:///data/.secret").Contents[0].Text)
 }
 
 // ioErrFS fails every Lstat and every open but the root's with an I/O
@@ -141,8 +147,8 @@ func (f ioErrFS) ReadLink(name string) (string, error) { return fs.ReadLink(f.FS
 func TestReadUnreachableIsNotFound(t *testing.T) {
 	root := tree(t, map[string]string{"a.txt": "a"})
 	h := newHarness(t, root, nil)
-	h.p.fsys = ioErrFS{os.DirFS(root)}
-	require.Equal(t, abi.CodeNotFound, h.fail(abi.OpRead, abi.ReadRequest{URI: "file:///a.txt"}).Code)
+	h.p.roots[0].fsys = ioErrFS{os.DirFS(root)}
+	require.Equal(t, abi.CodeNotFound, h.fail(abi.OpRead, abi.ReadRequest{URI: "file:///data/a.txt"}).Code)
 	require.Len(t, h.host.Logs(), 1, "the unexpected error is logged for the operator")
 	require.Contains(t, h.host.Logs()[0].Message, "I/O error")
 }

@@ -26,27 +26,28 @@ type namesFile interface {
 // special file), and os.ReadDir then fails for the whole directory. Only
 // then does readDir take the slow path, readDirTolerant, so one bad entry
 // costs only itself.
-func (f *files) readDir(ctx context.Context, dir string) ([]fs.DirEntry, error) {
-	entries, err := fs.ReadDir(f.fsys, dir)
+func (f *files) readDir(ctx context.Context, r *root, dir string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(r.fsys, dir)
 	if err == nil {
 		return entries, nil
 	}
-	entries, skipped, terr := f.readDirTolerant(dir)
+	entries, skipped, terr := readDirTolerant(r.fsys, dir)
 	if terr != nil {
 		return nil, err
 	}
 	for _, name := range skipped {
 		rel := join(dir, name)
-		_, err := fs.Lstat(f.fsys, rel)
+		_, err := fs.Lstat(r.fsys, rel)
+		full := r.full(rel)
 		switch {
 		case err == nil, errors.Is(err, fs.ErrNotExist):
 			// Changed or gone since the directory was read: it will be
 			// seen as it is next time.
-			logSkip(ctx, mcpw.LevelDebug, "skip %s: it changed while its directory was read", rel)
+			logSkip(ctx, mcpw.LevelDebug, "skip %s: it changed while its directory was read", full)
 		case errors.Is(err, fs.ErrPermission):
-			logSkip(ctx, mcpw.LevelInfo, "skip %s: %v: it is a special file (named pipe, socket or device), which the host refuses, or a file the host cannot read (only regular files are served)", rel, unwrapPath(err))
+			logSkip(ctx, mcpw.LevelInfo, "skip %s: %v: it is a special file (named pipe, socket or device), which the host refuses, or a file the host cannot read (only regular files are served)", full, unwrapPath(err))
 		default:
-			logSkip(ctx, mcpw.LevelWarn, "skip %s: %v", rel, unwrapPath(err))
+			logSkip(ctx, mcpw.LevelWarn, "skip %s: %v", full, unwrapPath(err))
 		}
 	}
 	return entries, nil
@@ -58,12 +59,12 @@ func (f *files) readDir(ctx context.Context, dir string) ([]fs.DirEntry, error) 
 // skipped and bound the retries, so a directory that fails as a whole
 // cannot loop. It fails when dir cannot be opened, its names read, or its
 // entries read to the end.
-func (f *files) readDirTolerant(dir string) (entries []fs.DirEntry, skipped []string, err error) {
-	names, err := f.readNames(dir)
+func readDirTolerant(fsys fs.FS, dir string) (entries []fs.DirEntry, skipped []string, err error) {
+	names, err := readNames(fsys, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := f.fsys.Open(dir)
+	d, err := fsys.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,8 +99,8 @@ func (f *files) readDirTolerant(dir string) (entries []fs.DirEntry, skipped []st
 }
 
 // readNames lists dir's names without looking at the entries.
-func (f *files) readNames(dir string) ([]string, error) {
-	d, err := f.fsys.Open(dir)
+func readNames(fsys fs.FS, dir string) ([]string, error) {
+	d, err := fsys.Open(dir)
 	if err != nil {
 		return nil, err
 	}

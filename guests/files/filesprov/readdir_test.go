@@ -101,7 +101,7 @@ func TestReadDirSkipsWhatCannotBeLookedAt(t *testing.T) {
 			"pipe": fs.ErrPermission, "pipe2": fs.ErrPermission, "sock": errors.New("I/O error"),
 		},
 	}
-	h := &harness{t: t, p: newFiles(w, testMount), host: &mcpw.MapHost{}}
+	h := &harness{t: t, p: newFiles([]Root{{Path: testMount, FS: w}}), host: &mcpw.MapHost{}}
 	_, err := fs.ReadDir(w, ".")
 	require.Error(t, err, "the fake fails a listing like WASI does")
 
@@ -117,16 +117,17 @@ func TestReadDirSkipsWhatCannotBeLookedAt(t *testing.T) {
 		"gone":  "changed while its directory was read",
 	} {
 		require.True(t, slices.ContainsFunc(logs, func(l mcpw.LogEntry) bool {
-			return strings.HasPrefix(l.Message, "skip "+name+": ") && strings.Contains(l.Message, fragment)
+			return strings.HasPrefix(l.Message, "skip /data/"+name+": ") && strings.Contains(l.Message, fragment)
 		}), "no log line for %s in %v", name, logs)
 	}
 }
 
 func TestReadDirBrokenDirectoryEnds(t *testing.T) {
 	w := &wasiFS{MapFS: fstest.MapFS{"a": {}, "d/x": {}}, broken: true}
-	h := &harness{t: t, p: newFiles(w, testMount), host: &mcpw.MapHost{}}
+	h := &harness{t: t, p: newFiles([]Root{{Path: testMount, FS: w}}), host: &mcpw.MapHost{}}
 	e := h.fail("list", map[string]any{})
-	require.Contains(t, e.Message, "read directory /data: readdirent .: I/O error")
+	require.Equal(t, "cannot read the granted directory /data: grant an existing directory", e.Message)
+	require.Contains(t, h.host.Logs()[0].Message, "read directory /data: readdirent .: I/O error", "the cause is logged for the operator")
 }
 
 func TestSkipLinesAreBounded(t *testing.T) {
@@ -136,7 +137,7 @@ func TestSkipLinesAreBounded(t *testing.T) {
 		w.MapFS[name] = &fstest.MapFile{}
 		w.refused[name] = fs.ErrPermission
 	}
-	h := &harness{t: t, p: newFiles(w, testMount), host: &mcpw.MapHost{}}
+	h := &harness{t: t, p: newFiles([]Root{{Path: testMount, FS: w}}), host: &mcpw.MapHost{}}
 	names, _ := h.listAll()
 	require.Equal(t, []string{"a"}, names)
 	logs := h.host.Logs()
@@ -144,21 +145,20 @@ func TestSkipLinesAreBounded(t *testing.T) {
 	require.Equal(t, fmt.Sprintf("skipped %d more entries that are not regular files or could not be read", 2*maxSkipLines), logs[maxSkipLines].Message)
 }
 
-// TestReadFindsEntriesPastSpecialFiles: a read looks its path up in the
-// directory entries, and an entry that cannot be looked at (before it or
-// itself) neither hides the file nor hangs the lookup.
+// TestReadFindsEntriesPastSpecialFiles: an entry that cannot be looked at
+// neither hides another file nor breaks a read, and a read never lists a
+// directory.
 func TestReadFindsEntriesPastSpecialFiles(t *testing.T) {
 	w := &wasiFS{
 		MapFS:   fstest.MapFS{"a": {Data: []byte("A")}, "pipe": {}, "sub/pipe": {}, "sub/z": {Data: []byte("Z")}},
 		refused: map[string]error{"pipe": fs.ErrPermission, "sub/pipe": fs.ErrPermission},
 	}
-	h := &harness{t: t, p: newFiles(w, testMount), host: &mcpw.MapHost{}}
-	require.Equal(t, "Z", *h.read("file:///sub/z").Contents[0].Text)
-	require.Equal(t, "A", *h.read("file:///a").Contents[0].Text)
-	e := h.fail("read", map[string]string{"uri": "file:///sub/pipe"})
+	h := &harness{t: t, p: newFiles([]Root{{Path: testMount, FS: w}}), host: &mcpw.MapHost{}}
+	require.Equal(t, "Z", *h.read("file:///data/sub/z").Contents[0].Text)
+	require.Equal(t, "A", *h.read("file:///data/a").Contents[0].Text)
+	e := h.fail("read", map[string]string{"uri": "file:///data/sub/pipe"})
 	require.Contains(t, e.Message, "special files are not served")
 
 	w.broken = true
-	e = h.fail("read", map[string]string{"uri": "file:///sub/z"})
-	require.Equal(t, "not_found", e.Code)
+	require.Equal(t, "Z", *h.read("file:///data/sub/z").Contents[0].Text)
 }

@@ -16,7 +16,7 @@ func TestTemplates(t *testing.T) {
 	var r abi.TemplatesResult
 	h.ok(abi.OpTemplates, abi.PageRequest{}, &r)
 	require.NoError(t, r.Validate(space))
-	require.Equal(t, "file:///{+path}", r.ResourceTemplates[0].URITemplate)
+	require.Equal(t, "file:///data/{+path}", r.ResourceTemplates[0].URITemplate)
 	require.Equal(t, abi.CodeInvalidParams, h.fail(abi.OpTemplates, abi.PageRequest{Cursor: "x"}).Code)
 }
 
@@ -45,7 +45,7 @@ func TestCompletePath(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r abi.CompleteResult
 			newHarness(t, root, tt.config).ok(abi.OpComplete, abi.CompleteRequest{
-				Template: "file:///{+path}", Argument: abi.CompleteArgument{Name: "path", Value: tt.value},
+				Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "path", Value: tt.value},
 			}, &r)
 			require.NoError(t, r.Validate())
 			require.Equal(t, tt.want, r.Values)
@@ -60,14 +60,20 @@ func TestCompleteCapsAt100(t *testing.T) {
 		files[fmt.Sprintf("f%03d", i)] = ""
 	}
 	var r abi.CompleteResult
-	newHarness(t, tree(t, files), nil).ok(abi.OpComplete, abi.CompleteRequest{Argument: abi.CompleteArgument{Name: "path", Value: "f"}}, &r)
+	newHarness(t, tree(t, files), nil).ok(abi.OpComplete, abi.CompleteRequest{Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "path", Value: "f"}}, &r)
 	require.Len(t, r.Values, abi.MaxCompletionValues)
 	require.Equal(t, "f000", r.Values[0])
 	require.Equal(t, 150, *r.Total)
 	require.True(t, r.HasMore)
 }
 
-func TestCompleteUnknownArgument(t *testing.T) {
+func TestCompleteUnknownArgumentOrTemplate(t *testing.T) {
 	h := newHarness(t, t.TempDir(), nil)
-	require.Equal(t, abi.CodeInvalidParams, h.fail(abi.OpComplete, abi.CompleteRequest{Argument: abi.CompleteArgument{Name: "id"}}).Code)
+	e := h.fail(abi.OpComplete, abi.CompleteRequest{Template: "file:///data/{+path}", Argument: abi.CompleteArgument{Name: "id"}})
+	require.Equal(t, abi.Error{Code: abi.CodeInvalidParams, Message: "no such argument: the file template takes path"}, e)
+	for _, tmpl := range []string{"file:///{+path}", "file:///data{+path}", "file:///other/{+path}", ""} {
+		e := h.fail(abi.OpComplete, abi.CompleteRequest{Template: tmpl, Argument: abi.CompleteArgument{Name: "path"}})
+		require.Equal(t, abi.CodeInvalidParams, e.Code, tmpl)
+		require.Contains(t, e.Message, "complete the path of a template this provider lists", tmpl)
+	}
 }

@@ -3,7 +3,6 @@ package filesprov
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -17,34 +16,39 @@ type visitFunc func(rel string, d fs.DirEntry) bool
 
 // listable reports whether a visible regular file can be listed: its path
 // must be valid for fs.FS (which rules out names that are not UTF-8, as
-// io/fs cannot open them) and its escaped path must fit a cursor.
-func listable(rel string) bool { return fs.ValidPath(rel) && len(escapePath(rel)) <= maxEscapedPath }
+// io/fs cannot open them), hold no backslash (read refuses one, escaped
+// or not: it is a separator on Windows, so such a URI could never be read
+// back), and its escaped guest path must fit a cursor.
+func (r *root) listable(rel string) bool {
+	return fs.ValidPath(rel) && !strings.Contains(rel, "\\") && len(r.escFull(rel)) <= maxEscapedPath
+}
 
-// walkAfter visits the listable regular files of the tree in walk order
+// walkAfter visits the listable regular files of r in walk order
 // (fs.ReadDir order at every level, parents before children) that come
 // after the file after ("" = from the start). It reads only the
 // directories on after's path and those past it, so resuming a listing
 // never re-walks the pages before it.
-func (f *files) walkAfter(ctx context.Context, opts options, after string, visit visitFunc) error {
+func (f *files) walkAfter(ctx context.Context, opts options, r *root, after string, visit visitFunc) error {
 	ctx, done := withSkipLog(ctx)
 	defer done()
 	var rest []string
 	if after != "" {
 		rest = strings.Split(after, "/")
 	}
-	_, err := f.walkDir(ctx, opts, ".", rest, visit)
+	_, err := f.walkDir(ctx, opts, r, ".", rest, visit)
 	return err
 }
 
 // walkDir walks dir; after holds the remaining components of the resume
 // point inside dir (nil = everything). It returns false once visit stops.
-func (f *files) walkDir(ctx context.Context, opts options, dir string, after []string, visit visitFunc) (bool, error) {
-	entries, err := f.readDir(ctx, dir)
+func (f *files) walkDir(ctx context.Context, opts options, r *root, dir string, after []string, visit visitFunc) (bool, error) {
+	entries, err := f.readDir(ctx, r, dir)
 	if err != nil {
 		if dir == "." {
-			return false, f.rootError(err)
+			mcpw.Logf(ctx, mcpw.LevelWarn, "read directory %s: %v", r.path, err)
+			return false, rootError(r, err)
 		}
-		logSkip(ctx, mcpw.LevelWarn, "skip directory %s and everything in it: %v", dir, err)
+		logSkip(ctx, mcpw.LevelWarn, "skip directory %s and everything in it: %v", r.full(dir), unwrapPath(err))
 		return true, nil
 	}
 	start := 0
@@ -60,7 +64,7 @@ func (f *files) walkDir(ctx context.Context, opts options, dir string, after []s
 			}
 			sub = after[1:]
 		}
-		more, err := f.visitEntry(ctx, opts, join(dir, e.Name()), e, sub, visit)
+		more, err := f.visitEntry(ctx, opts, r, join(dir, e.Name()), e, sub, visit)
 		if err != nil || !more {
 			return more, err
 		}
@@ -68,26 +72,26 @@ func (f *files) walkDir(ctx context.Context, opts options, dir string, after []s
 	return true, nil
 }
 
-func (f *files) visitEntry(ctx context.Context, opts options, rel string, e fs.DirEntry, after []string, visit visitFunc) (bool, error) {
+func (f *files) visitEntry(ctx context.Context, opts options, r *root, rel string, e fs.DirEntry, after []string, visit visitFunc) (bool, error) {
 	switch {
 	case !opts.visible(e.Name()):
 		return true, nil
 	case e.Type()&fs.ModeSymlink != 0:
 		return true, nil // never followed, never listed, not worth a line each
 	case e.IsDir():
-		if len(escapePath(rel)) >= maxEscapedPath {
+		if len(r.escFull(rel)) >= maxEscapedPath {
 			return true, nil // nothing below can be listed
 		}
-		return f.walkDir(ctx, opts, rel, after, visit)
+		return f.walkDir(ctx, opts, r, rel, after, visit)
 	case !e.Type().IsRegular():
-		logSkip(ctx, mcpw.LevelInfo, "skip %s: a %s, not a regular file (only regular files are served)", rel, kindOf(e.Type()))
-	case listable(rel):
+		logSkip(ctx, mcpw.LevelInfo, "skip %s: a %s, not a regular file (only regular files are served)", r.full(rel), kindOf(e.Type()))
+	case r.listable(rel):
 		return visit(rel, e), nil
 	}
 	return true, nil
 }
 
-// kindOf names a file type for log lines.
+// kindOf names a file type for messages.
 func kindOf(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
@@ -109,21 +113,21 @@ func kindOf(m fs.FileMode) string {
 }
 
 // walkTree visits every listable regular file under the directory rel.
-func (f *files) walkTree(ctx context.Context, opts options, rel string, visit visitFunc) error {
+func (f *files) walkTree(ctx context.Context, opts options, r *root, rel string, visit visitFunc) error {
 	ctx, done := withSkipLog(ctx)
 	defer done()
-	_, err := f.walkDir(ctx, opts, rel, nil, visit)
+	_, err := f.walkDir(ctx, opts, r, rel, nil, visit)
 	return err
 }
 
-// rootError is the failure to read the mount itself: a missing grant, or
-// a granted directory the host cannot read. (A bad entry inside it never
-// gets here: readDir skips it.)
-func (f *files) rootError(err error) error {
+// rootError is the failure to read a root itself: a granted directory the
+// host cannot read, or one that is gone. (A bad entry inside it never gets
+// here: readDir skips it.)
+func rootError(r *root, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return mcpw.Internal("read directory %s: %v: the granted directory is not readable by mcp-wasm: make it readable by the user mcp-wasm runs as", f.mount, err)
+		return mcpw.Internal("cannot read the granted directory %s: make it readable by the user mcp-wasm runs as", r.path)
 	}
-	return mcpw.Internal("read directory %s: %v: grant the files provider a directory to mount at %s", f.mount, err, f.mount)
+	return mcpw.Internal("cannot read the granted directory %s: grant an existing directory", r.path)
 }
 
 func join(dir, name string) string {
@@ -136,75 +140,33 @@ func join(dir, name string) string {
 // errLink marks a path that goes through a symbolic link.
 var errLink = errors.New("a symbolic link is on the way (links are not followed)")
 
-// lstatChain returns rel's own FileInfo after checking, in the directory
-// entries themselves, that no component of rel is a symbolic link and that
-// every parent is a directory. fs.Lstat cannot tell: under WASI, wazero
-// answers lstat by following the link (its fs.FS adapter has no lstat),
-// and the host's mount follows links that stay inside the granted
-// directory. Without this, a visible name linking to a hidden file, or to
-// a file in a hidden directory, would serve it.
-func (f *files) lstatChain(rel string) (fs.FileInfo, error) {
+// lstatChain returns rel's own FileInfo after checking, one lstat per
+// component, that no component of rel is a symbolic link and that every
+// parent is a directory. (The host's mount answers lstat without following
+// a link; it follows links that stay inside the granted directory where
+// the guest asks it to.) Without this, a visible name linking to a hidden
+// file, or to a file in a hidden directory, would serve it.
+func (r *root) lstatChain(rel string) (fs.FileInfo, error) {
 	if rel == "." {
-		return fs.Stat(f.fsys, ".")
+		return fs.Stat(r.fsys, ".")
 	}
-	parts := strings.Split(rel, "/")
-	dir := "."
-	for i, name := range parts {
-		e, err := f.entry(dir, name)
-		if err != nil {
-			return nil, err
+	for i := 0; ; {
+		j := strings.IndexByte(rel[i:], '/')
+		p := rel
+		if j >= 0 {
+			p = rel[:i+j]
 		}
-		p := join(dir, name)
+		info, err := fs.Lstat(r.fsys, p)
 		switch {
-		case e.Type()&fs.ModeSymlink != 0:
+		case err != nil:
+			return nil, err
+		case info.Mode()&fs.ModeSymlink != 0:
 			return nil, &fs.PathError{Op: "lstat", Path: p, Err: errLink}
-		case i == len(parts)-1:
-			return e.Info()
-		case !e.IsDir():
+		case j < 0:
+			return info, nil
+		case !info.IsDir():
 			return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
 		}
-		dir = p
+		i += j + 1
 	}
-	return nil, &fs.PathError{Op: "lstat", Path: rel, Err: fs.ErrNotExist} // unreachable: parts is not empty
-}
-
-// maxEntryFailures bounds the failed reads in a row while looking for an
-// entry, so that a directory whose reading always fails cannot loop.
-const maxEntryFailures = 1024
-
-// entry finds name among the entries of dir, reading them in batches: it
-// costs a read of dir up to name. An entry that cannot be looked at (a
-// pipe or a socket, see readDir) fails only its batch, and is answered by
-// its own stat's error.
-func (f *files) entry(dir, name string) (fs.DirEntry, error) {
-	d, err := f.fsys.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	rd, ok := d.(fs.ReadDirFile)
-	if !ok {
-		return nil, &fs.PathError{Op: "lstat", Path: dir, Err: fs.ErrNotExist}
-	}
-	for failures := 0; failures < maxEntryFailures; {
-		batch, err := rd.ReadDir(256)
-		for _, e := range batch {
-			if e.Name() == name {
-				return e, nil
-			}
-		}
-		switch {
-		case err == nil && len(batch) == 0, errors.Is(err, io.EOF):
-			failures = maxEntryFailures
-		case err != nil && len(batch) == 0:
-			failures++
-		default:
-			failures = 0
-		}
-	}
-	p := join(dir, name)
-	if _, err := fs.Lstat(f.fsys, p); err != nil {
-		return nil, err // a special file: the host's refusal says so
-	}
-	return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
 }

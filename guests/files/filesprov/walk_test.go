@@ -20,14 +20,14 @@ func TestListResumesWithoutRewalking(t *testing.T) {
 	root := tree(t, files)
 	cfs := &countingFS{FS: os.DirFS(root)}
 	h := newHarness(t, root, nil)
-	h.p.fsys = cfs
+	h.p.roots[0].fsys = cfs
 	h.p.pageSize = 100
 
 	var page abi.ListResult
-	h.ok(abi.OpList, abi.PageRequest{Cursor: cursorPrefix + "d09/f99.txt"}, &page)
+	h.ok(abi.OpList, abi.PageRequest{Cursor: cursorPrefix + "/data/d09/f99.txt"}, &page)
 	require.Equal(t, "d10/f00.txt", page.Resources[0].Name)
 	require.Equal(t, "d11/f49.txt", page.Resources[99].Name)
-	require.Equal(t, cursorPrefix+"d11/f49.txt", page.NextCursor)
+	require.Equal(t, cursorPrefix+"/data/d11/f49.txt", page.NextCursor)
 	// root, d09 (resume point), d10, d11, and d12 to find the 101st file.
 	require.Equal(t, int64(5), cfs.readDirs.Load())
 
@@ -38,7 +38,7 @@ func TestListResumesWithoutRewalking(t *testing.T) {
 
 func TestListSkipsPathsTooLongForACursor(t *testing.T) {
 	long := ""
-	for len(long) < maxEscapedPath {
+	for len(testMount)+1+len(long) < maxEscapedPath {
 		long += "abcdefghij/"
 	}
 	h := newHarness(t, tree(t, map[string]string{long + "f": "x", "ok": "y"}), nil)

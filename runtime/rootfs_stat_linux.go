@@ -1,0 +1,141 @@
+package runtime
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Linux's openat2 (5.6+) resolves a path beneath a directory in the kernel:
+// with RESOLVE_BENEATH, ".." above the directory, an absolute path or an
+// absolute symlink, and a symlink leading out, all fail (EXDEV), at every
+// component, atomically. os.Root does the same by opening each directory
+// on the way, a syscall per component; here a lookup is one openat2 and
+// one fstat, whatever the depth.
+const (
+	sysOpenat2          = 437 // the same on every Linux architecture
+	resolveNoMagiclinks = 0x02
+	resolveBeneath      = 0x08
+	oPath               = 0x200000 // O_PATH
+)
+
+type openHow struct{ flags, mode, resolve uint64 }
+
+// noOpenat2 is set once openat2 is found missing (ENOSYS: an older
+// kernel; EPERM: a seccomp filter): every lookup then goes through os.Root.
+var noOpenat2 atomic.Bool
+
+// openat2 opens name beneath dirfd. ok is false when the fast path does not
+// apply: no openat2, a name with NUL, or any error, which the caller then
+// gets from os.Root, so that errors (and refusals) are os.Root's own.
+func openat2(dirfd int, name string, flags int) (fd int, ok bool) {
+	if dirfd <= 0 || noOpenat2.Load() {
+		return -1, false
+	}
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return -1, false
+	}
+	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveBeneath | resolveNoMagiclinks}
+	for {
+		r, _, e := syscall.Syscall6(sysOpenat2, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+		switch e {
+		case 0:
+			return int(r), true
+		case syscall.EINTR:
+			continue
+		case syscall.ENOSYS, syscall.EPERM:
+			if e == syscall.ENOSYS || !probeOpenat2(dirfd) {
+				noOpenat2.Store(true)
+			}
+		}
+		return -1, false
+	}
+}
+
+// probeOpenat2 tells a seccomp refusal (EPERM for everything) from a real
+// EPERM on one name: the directory itself must open.
+func probeOpenat2(dirfd int) bool {
+	p, _ := syscall.BytePtrFromString(".")
+	how := openHow{flags: oPath | syscall.O_CLOEXEC, resolve: resolveBeneath}
+	r, _, e := syscall.Syscall6(sysOpenat2, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	if e != 0 {
+		return false
+	}
+	_ = syscall.Close(int(r))
+	return true
+}
+
+// statBeneath stats name beneath dirfd (not following a final symlink
+// unless follow): one openat2 with O_PATH, which opens nothing for
+// reading (a FIFO does not block, a device does not act), and one fstat.
+func statBeneath(dirfd int, name string, follow bool) (fs.FileInfo, bool) {
+	flags := oPath
+	if !follow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	fd, ok := openat2(dirfd, name, flags)
+	if !ok {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	st := new(syscall.Stat_t)
+	if syscall.Fstat(fd, st) != nil {
+		return nil, false
+	}
+	return &statInfo{name: path.Base(name), st: st}, true
+}
+
+// openBeneath opens name beneath dirfd with flag (read-only: the caller's
+// flags are O_RDONLY and safety flags).
+func openBeneath(dirfd int, name string, flag int) (*os.File, bool) {
+	fd, ok := openat2(dirfd, name, flag)
+	if !ok {
+		return nil, false
+	}
+	return os.NewFile(uintptr(fd), name), true
+}
+
+// statInfo is an fs.FileInfo of a stat, with the mode bits os gives.
+type statInfo struct {
+	name string
+	st   *syscall.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return s.st }
+
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if s.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
