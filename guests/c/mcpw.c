@@ -289,6 +289,27 @@ void mcpw_out_json_cstr(const char *s) { mcpw_out_json_string(s, strlen(s)); }
 static int utf8_valid(const char *s, size_t n) {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
+		/* 32, then 8, ASCII bytes at a time: few loop iterations, each of
+		 * which carries the host's preemption checkpoint. */
+		if (n - i >= 32) {
+			uint64_t a, b, c, d;
+			memcpy(&a, p + i, 8);
+			memcpy(&b, p + i + 8, 8);
+			memcpy(&c, p + i + 16, 8);
+			memcpy(&d, p + i + 24, 8);
+			if (!((a | b | c | d) & 0x8080808080808080u)) {
+				i += 32;
+				continue;
+			}
+		}
+		if (n - i >= 8) {
+			uint64_t x;
+			memcpy(&x, p + i, 8);
+			if (!(x & 0x8080808080808080u)) {
+				i += 8;
+				continue;
+			}
+		}
 		if (p[i] < 0x80) {
 			i++;
 			continue;
@@ -300,6 +321,8 @@ static int utf8_valid(const char *s, size_t n) {
 	}
 	return 1;
 }
+
+int mcpw_utf8_valid(const char *s, size_t n) { return utf8_valid(s, n); }
 
 static void out_raw_ref(const char *key, const void *data, size_t n) {
 	if (n > INT32_MAX) {
@@ -322,6 +345,8 @@ void mcpw_out_text_content(const char *s, size_t n) {
 	}
 	out_raw_ref("rawText", s, n);
 }
+
+void mcpw_out_valid_text_content(const char *s, size_t n) { out_raw_ref("rawText", s, n); }
 
 void mcpw_out_blob_content(const void *data, size_t n) { out_raw_ref("rawBlob", data, n); }
 

@@ -165,6 +165,12 @@ void mcpw_out_base64(const void *data, size_t n);
  * ,"rawBlob":N for data[0..n). Write them where "text" or "blob" would go. */
 void mcpw_out_text_content(const char *s, size_t n);
 void mcpw_out_blob_content(const void *data, size_t n);
+/* mcpw_out_text_content for text the provider has already found to be
+ * valid UTF-8 (mcpw_utf8_valid), without checking it a second time. The
+ * host checks it regardless and fails the call if it is not. */
+void mcpw_out_valid_text_content(const char *s, size_t n);
+/* Reports whether s[0..n) is valid UTF-8 (8 ASCII bytes per step). */
+int mcpw_utf8_valid(const char *s, size_t n);
 /* Appends printf-formatted raw text (see mcpw_buf_printf). Never pass
  * untrusted strings through %s here: they are not escaped. */
 void mcpw_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,13 +3,18 @@
 package sdktest_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
@@ -91,5 +96,45 @@ func TestCBase64Decode(t *testing.T) {
 	} {
 		p := sdkProbe(t, runtime.Grants{Config: map[string]string{"b64": in}, HTTP: unused})
 		require.Equal(t, want, probe(t, p, "sdk:///b64"), in)
+	}
+}
+
+// TestCUTF8Valid: mcpw_utf8_valid agrees with Go's utf8.Valid around its
+// 32- and 8-byte ASCII steps (a bad byte at every offset of every step,
+// multi-byte runes split across steps, truncated sequences, surrogates);
+// mcpw_out_valid_text_content hands valid text over as it is, and the host
+// refuses a provider that calls it on invalid bytes.
+func TestCUTF8Valid(t *testing.T) {
+	var inputs [][]byte
+	for _, tail := range [][]byte{{0x80}, {0xff}, {0xc3}, {0xe2, 0x82}, {0xed, 0xa0, 0x80}, []byte("é"), []byte("€"), []byte("😀"), {0xf4, 0x90, 0x80, 0x80}} {
+		for pre := range 70 {
+			in := append(bytes.Repeat([]byte("a"), pre), tail...)
+			inputs = append(inputs, in, append(append([]byte(nil), in...), bytes.Repeat([]byte("b"), 40)...))
+		}
+	}
+	inputs = append(inputs, bytes.Repeat([]byte("x"), 1000))
+	// As many inputs per probe as its config value holds.
+	for len(inputs) > 0 {
+		var enc []string
+		var want strings.Builder
+		size := 0
+		for len(inputs) > 0 && size+len(base64.StdEncoding.EncodeToString(inputs[0]))+1 < 4000 {
+			e := base64.StdEncoding.EncodeToString(inputs[0])
+			enc, size = append(enc, e), size+len(e)+1
+			want.WriteString(map[bool]string{true: "v", false: "i"}[utf8.Valid(inputs[0])])
+			inputs = inputs[1:]
+		}
+		p := sdkProbe(t, runtime.Grants{Config: map[string]string{"b64": strings.Join(enc, " ")}, HTTP: unused})
+		require.Equal(t, want.String(), probe(t, p, "sdk:///utf8"), "inputs %q", enc)
+	}
+	for _, in := range []string{"plain", "é€😀 and more than thirty-two bytes of text", "bad ÿ byte", "cut â"} {
+		p := sdkProbe(t, runtime.Grants{Config: map[string]string{"b64": base64.StdEncoding.EncodeToString([]byte(in))}, HTTP: unused})
+		res, err := p.Read(t.Context(), "sdk:///rawtext")
+		if utf8.ValidString(in) {
+			require.NoError(t, err)
+			require.Equal(t, in, *res.Contents[0].Text)
+		} else {
+			require.ErrorIs(t, err, abi.ErrViolation, "the host checks raw text whatever the guest said: %q", in)
+		}
 	}
 }

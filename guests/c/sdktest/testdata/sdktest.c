@@ -7,6 +7,9 @@
  *   sdk:///post    POST "a\"b" to it with method "POST"
  *   sdk:///json    mcpw_json_int and mcpw_json_array_string on config "json"
  *   sdk:///b64     mcpw_base64_decode of config "b64", hex-encoded
+ *   sdk:///utf8    mcpw_utf8_valid of each space-separated base64 input in
+ *                  config "b64": one letter each, v (valid) or i
+ *   sdk:///rawtext those bytes through mcpw_out_valid_text_content, valid or not
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +107,38 @@ static int32_t b64(void) {
 	return mcpw_ok();
 }
 
+static int32_t utf8(void) {
+	const char *s = config("b64");
+	if (!s)
+		return mcpw_error(MCPW_INTERNAL, "config b64 not granted");
+	mcpw_out("{\"contents\":[{\"uri\":\"sdk:///utf8\",\"text\":\"");
+	while (*s) {
+		size_t len = strcspn(s, " "), n = 0;
+		unsigned char *d = mcpw_base64_decode(s, len, &n);
+		if (!d)
+			return mcpw_error(MCPW_INTERNAL, "config b64: an input is not base64");
+		mcpw_out(mcpw_utf8_valid((const char *)d, n) ? "v" : "i");
+		free(d);
+		s += len;
+		s += *s == ' ';
+	}
+	mcpw_out("\"}]}");
+	return mcpw_ok();
+}
+
+static int32_t rawtext(void) {
+	const char *s = config("b64");
+	size_t n = 0;
+	unsigned char *d = s ? mcpw_base64_decode(s, strlen(s), &n) : NULL;
+	if (!d)
+		return mcpw_error(MCPW_INTERNAL, "config b64 not granted or not base64");
+	mcpw_out("{\"contents\":[{\"uri\":\"sdk:///rawtext\"");
+	mcpw_out_valid_text_content((const char *)d, n);
+	mcpw_out("}]}");
+	free(d);
+	return mcpw_ok();
+}
+
 MCPW_EXPORT(read) int32_t sdk_read(int32_t in_len) {
 	size_t n;
 	char *in = mcpw_input(in_len, &n);
@@ -120,6 +155,10 @@ MCPW_EXPORT(read) int32_t sdk_read(int32_t in_len) {
 		rc = json();
 	else if (strcmp(uri, "sdk:///b64") == 0)
 		rc = b64();
+	else if (strcmp(uri, "sdk:///utf8") == 0)
+		rc = utf8();
+	else if (strcmp(uri, "sdk:///rawtext") == 0)
+		rc = rawtext();
 	else
 		rc = mcpw_error(MCPW_NOT_FOUND, "no such probe");
 	free(uri);
