@@ -127,7 +127,7 @@ func TestCUTF8Valid(t *testing.T) {
 		p := sdkProbe(t, runtime.Grants{Config: map[string]string{"b64": strings.Join(enc, " ")}, HTTP: unused})
 		require.Equal(t, want.String(), probe(t, p, "sdk:///utf8"), "inputs %q", enc)
 	}
-	for _, in := range []string{"plain", "é€😀 and more than thirty-two bytes of text", "bad ÿ byte", "cut â"} {
+	for _, in := range []string{"plain", "é€😀 and more than thirty-two bytes of text", "bad \xff byte", "cut \xe2\x82"} {
 		p := sdkProbe(t, runtime.Grants{Config: map[string]string{"b64": base64.StdEncoding.EncodeToString([]byte(in))}, HTTP: unused})
 		res, err := p.Read(t.Context(), "sdk:///rawtext")
 		if utf8.ValidString(in) {
