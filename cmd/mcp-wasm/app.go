@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -124,6 +125,28 @@ func newLogger(c *cli.Context) (*slog.Logger, error) {
 
 // newLoggedRuntime builds the logger and the host runtime from the common
 // flags: the start of every command that runs guests.
+// oneModule is what inspect, call and check share: the provider spec the
+// flags give for the module ref, a runtime and a loader that resolves the
+// ref as serve would (pins, signatures, the module store). The caller
+// closes the runtime.
+func oneModule(c *cli.Context, ref string) (config.Provider, *runtime.Runtime, *served.Loader, error) {
+	spec, err := providerFromFlags(c)
+	if err != nil {
+		return config.Provider{}, nil, nil, err
+	}
+	log, rt, err := newLoggedRuntime(c)
+	if err != nil {
+		return config.Provider{}, nil, nil, err
+	}
+	loader, err := newLoader(c, rt, log, nil) // configserve.go
+	if err != nil {
+		_ = rt.Close(c.Context)
+		return config.Provider{}, nil, nil, err
+	}
+	spec.Module = config.ModuleRef(ref)
+	return spec, rt, loader, nil
+}
+
 func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
 	log, err := newLogger(c)
 	if err != nil {

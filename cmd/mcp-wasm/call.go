@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
@@ -43,20 +42,11 @@ func callAction(c *cli.Context) error {
 	if len(args) < 2 {
 		return usageError("call needs MODULE.wasm and an operation (describe, list, templates, read, complete, changes)")
 	}
-	spec, err := providerFromFlags(c)
-	if err != nil {
-		return err
-	}
-	log, rt, err := newLoggedRuntime(c)
+	spec, rt, loader, err := oneModule(c, args[0])
 	if err != nil {
 		return err
 	}
 	defer rt.Close(c.Context)
-	loader, err := newLoader(c, rt, log, nil) // configserve.go
-	if err != nil {
-		return err
-	}
-	spec.Module = config.ModuleRef(args[0])
 	m, err := loader.Resolve(c.Context, served.RequestFor(spec))
 	var p *runtime.Provider
 	if err == nil {

@@ -48,20 +48,11 @@ func checkAction(c *cli.Context) error {
 		return usageError("check takes one MODULE.wasm or oci:// reference")
 	}
 	path := c.Args().First()
-	spec, err := providerFromFlags(c)
-	if err != nil {
-		return err
-	}
-	log, rt, err := newLoggedRuntime(c)
+	spec, rt, loader, err := oneModule(c, path)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(c.Context)
-	loader, err := newLoader(c, rt, log, nil) // configserve.go
-	if err != nil {
-		return err
-	}
-	spec.Module = config.ModuleRef(path)
 	rep := checkModule(c.Context, rt, loader, spec, checkkit.Options{MaxPages: c.Int("max-pages"), MaxReads: c.Int("max-reads")})
 	if c.Bool("json") {
 		if err := writeJSON(c.App.Writer, rep); err != nil {

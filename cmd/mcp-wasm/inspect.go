@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
@@ -32,20 +31,11 @@ func inspectCommand() *cli.Command {
 				return usageError("inspect takes one MODULE.wasm or oci:// reference")
 			}
 			path := c.Args().First()
-			spec, err := providerFromFlags(c)
-			if err != nil {
-				return err
-			}
-			log, rt, err := newLoggedRuntime(c)
+			spec, rt, loader, err := oneModule(c, path)
 			if err != nil {
 				return err
 			}
 			defer rt.Close(c.Context)
-			loader, err := newLoader(c, rt, log, nil) // configserve.go
-			if err != nil {
-				return err
-			}
-			spec.Module = config.ModuleRef(path)
 			m, err := loader.Resolve(c.Context, served.RequestFor(spec))
 			if err != nil {
 				return failure(fmt.Errorf("read module: %w", err))
