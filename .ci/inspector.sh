@@ -15,8 +15,9 @@ I=$(inspector_bin)
 
 go build -o build/mcp-wasm ./cmd/mcp-wasm
 BIN="$PWD/build/mcp-wasm"
-DATA=$(mktemp -d)
+DATA=$(realpath "$(mktemp -d)")
 trap 'rm -rf "$DATA"' EXIT
+U="file://$DATA" # files are named by their real paths
 mkdir -p "$DATA/docs"
 printf 'hello from the inspector test\n' > "$DATA/hello.txt"
 printf '# Guide\n' > "$DATA/docs/guide.md"
@@ -40,10 +41,10 @@ check() { # era, expected substring, inspector args...
 check_tools() { SRV=("${TOOLS[@]}"); check "$@"; SRV=("${SERVE[@]}"); }
 
 for era in legacy modern; do
-  check "$era" '"uri":"file:///docs/guide.md"' --method resources/list
-  check "$era" '"uriTemplate":"file:///{+path}"' --method resources/templates/list
-  check "$era" 'hello from the inspector test' --method resources/read --uri file:///hello.txt
-  if out=$(timeout 120 "$I" --cli --protocol-era "$era" --method resources/read --uri file:///.hidden --format json -q -- "${SERVE[@]}" 2>&1); then
+  check "$era" "\"uri\":\"$U/docs/guide.md\"" --method resources/list
+  check "$era" "\"uriTemplate\":\"$U/{+path}\"" --method resources/templates/list
+  check "$era" 'hello from the inspector test' --method resources/read --uri "$U/hello.txt"
+  if out=$(timeout 120 "$I" --cli --protocol-era "$era" --method resources/read --uri "$U/.hidden" --format json -q -- "${SERVE[@]}" 2>&1); then
     echo "inspector FAIL ($era): reading a hidden file succeeded: $out"; fail=1
   elif [[ "$out" != *"resource not found"* ]]; then
     echo "inspector FAIL ($era): hidden file read failed the wrong way: $out"; fail=1
@@ -52,12 +53,12 @@ for era in legacy modern; do
   fi
   check "$era" '"tools":[]' --method tools/list
   check_tools "$era" '"name":"read_resource"' --method tools/list --strict
-  check_tools "$era" '"uri":"file:///docs/guide.md"' --method tools/call --tool-name list_resources --tool-arg uriPrefix=file:///docs/
-  check_tools "$era" '"uriTemplate":"file:///{+path}"' --method tools/call --tool-name list_resource_templates
-  check_tools "$era" 'hello from the inspector test' --method tools/call --tool-name read_resource --tool-arg uri=file:///hello.txt
-  if out=$(timeout 120 "$I" --cli --protocol-era "$era" --method tools/call --tool-name read_resource --tool-arg uri=file:///.hidden --format json -q -- "${TOOLS[@]}" 2>&1); then
+  check_tools "$era" "\"uri\":\"$U/docs/guide.md\"" --method tools/call --tool-name list_resources --tool-arg uriPrefix="$U/docs/"
+  check_tools "$era" "\"uriTemplate\":\"$U/{+path}\"" --method tools/call --tool-name list_resource_templates
+  check_tools "$era" 'hello from the inspector test' --method tools/call --tool-name read_resource --tool-arg uri="$U/hello.txt"
+  if out=$(timeout 120 "$I" --cli --protocol-era "$era" --method tools/call --tool-name read_resource --tool-arg uri="$U/.hidden" --format json -q -- "${TOOLS[@]}" 2>&1); then
     echo "inspector FAIL ($era): reading a hidden file through the tool succeeded: $out"; fail=1
-  elif [[ "$out" != *'"isError":true'* || "$out" != *"resource not found: file:///.hidden"* ]]; then
+  elif [[ "$out" != *'"isError":true'* || "$out" != *"resource not found: $U/.hidden"* ]]; then
     echo "inspector FAIL ($era): the hidden file read through the tool failed the wrong way: $out"; fail=1
   else
     echo "inspector ok ($era hidden file through the tool: a tool error result)"
