@@ -36,9 +36,9 @@ const maxTracked = 256
 
 // fileStamp is what one lookup under a granted directory found.
 type fileStamp struct {
-	root       *os.Root
+	dir        grantDir
 	host       string // the host path, for the directory watch
-	name       string // the name in root
+	name       string // the name in dir
 	follow     bool   // looked up following a final symlink (stat, open)
 	exists     bool
 	ino        uint64
@@ -67,13 +67,7 @@ func (t *fileTrack) add(s fileStamp) {
 
 // current reports whether a lookup of s now finds the same thing.
 func (s *fileStamp) current() bool {
-	var fi fs.FileInfo
-	var err error
-	if s.follow {
-		fi, err = s.root.Stat(s.name)
-	} else {
-		fi, err = s.root.Lstat(s.name)
-	}
+	fi, err := s.dir.lookup(s.name, s.follow) // as the guest's lookup resolved it
 	if err != nil {
 		return !s.exists && os.IsNotExist(err)
 	}

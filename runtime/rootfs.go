@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
@@ -102,13 +103,34 @@ func (r *rootFS) stat(p string, follow bool) (sys.Stat_t, experimentalsys.Errno)
 // openat2 (statBeneath), else, and whenever that fails, through os.Root,
 // which opens each directory on the way, so that every error is os.Root's.
 func (r *rootFS) lookup(n string, follow bool) (fs.FileInfo, error) {
-	if fi, ok := statBeneath(r.dirfd, n, follow); ok {
-		return fi, nil
+	return r.dir().lookup(n, follow)
+}
+
+func (r *rootFS) dir() grantDir { return grantDir{root: r.root, dirfd: r.dirfd} }
+
+// grantDir is a granted directory as lookups see it: what the guest's
+// stats and opens resolve names in, and what the read cache re-checks
+// them in (readcache.go), by the same rules.
+type grantDir struct {
+	root  *os.Root
+	dirfd int // for the fast path (rootfs_stat_linux.go); 0 if none
+}
+
+// lookup stats the clean relative name n beneath the directory. A name of
+// one component goes to os.Root, which stats it with one fstatat on the
+// directory (and resolves a followed symlink inside the root); a deeper
+// name takes the fast path where the kernel has one (openat2, fstat,
+// close, where os.Root opens every directory on the way), else os.Root.
+func (d grantDir) lookup(n string, follow bool) (fs.FileInfo, error) {
+	if strings.Contains(n, "/") {
+		if fi, ok := statBeneath(d.dirfd, n, follow); ok {
+			return fi, nil
+		}
 	}
 	if follow {
-		return r.root.Stat(n)
+		return d.root.Stat(n)
 	}
-	return r.root.Lstat(n)
+	return d.root.Lstat(n)
 }
 
 // open opens the name n in the root read-only with flag: in one openat2
@@ -126,7 +148,7 @@ func (r *rootFS) record(name string, follow bool, fi fs.FileInfo, err error) {
 	if r.track == nil {
 		return
 	}
-	s := fileStamp{root: r.root, host: filepath.Join(r.host, filepath.FromSlash(name)), name: name, follow: follow}
+	s := fileStamp{dir: r.dir(), host: filepath.Join(r.host, filepath.FromSlash(name)), name: name, follow: follow}
 	switch {
 	case err == nil:
 		s.setInfo(fi)
