@@ -28,6 +28,10 @@ import (
 // their id when it can be echoed exactly, else id null; malformed
 // notifications and responses get no reply), and the next line is served.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	in, reopened := pollableInput(in)
+	if reopened != nil {
+		defer reopened.Close() // and so ends a read still waiting on it
+	}
 	c := newStdioConn(in, out, ctx, s.cfg.requestTimeout, s.log)
 	// The session ends through the drained end of input, not through
 	// go-sdk's own cancellation, which would cut in-flight calls; that
@@ -120,8 +124,9 @@ func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.
 		changed: make(chan struct{}), closed: closed}
 	c.ending, c.end = context.WithCancel(context.Background())
 	// The reader ends at EOF or a read error of in, or at its next line
-	// once the connection is closed. Like any reader of stdin it cannot be
-	// interrupted while in.Read blocks.
+	// once the connection is closed. A blocking in.Read cannot be
+	// interrupted; stdin's pipe, reopened by pollableInput, is closed when
+	// ServeStdio returns, which ends the read.
 	go func() {
 		r := newFrameReader(in)
 		for {
