@@ -52,3 +52,48 @@ func TestGrantTreeSpecialFilesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantFilesClosedWithInstance: a granted file's descriptor is the
+// host's own (no *os.File, no finalizer behind it), so whatever a guest
+// leaves open must be closed with its instance, whether the instance is
+// replaced after a trap or closed with the provider. A guest opens files
+// and never closes them; the process's open descriptors come back to
+// where they were.
+func TestGrantFilesClosedWithInstance(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("fine"), 0o644))
+	p := grantProbe(t, runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}})
+	got, err := probe(t, p, "r3a.txt")
+	require.NoError(t, err)
+	require.Equal(t, "fine", got)
+	before := openFDs(t)
+
+	const leaked = 50
+	for range leaked {
+		got, err := probe(t, p, "l3a.txt")
+		require.NoError(t, err)
+		require.Equal(t, "fine", got)
+	}
+	require.Equal(t, before+leaked, openFDs(t), "each open the guest left is one host descriptor")
+	_, err = probe(t, p, "t3a.txt") // one more left open, then a trap
+	require.ErrorIs(t, err, abi.ErrTrap)
+	got, err = probe(t, p, "r3a.txt") // on a fresh instance
+	require.NoError(t, err)
+	require.Equal(t, "fine", got)
+	require.Equal(t, before, openFDs(t), "the trapped instance's files were not closed")
+
+	for range leaked {
+		_, err := probe(t, p, "l3a.txt")
+		require.NoError(t, err)
+	}
+	require.NoError(t, p.Close(t.Context()))
+	require.LessOrEqual(t, openFDs(t), before, "the closed provider's files were not closed")
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return len(entries) - 1 // the directory read itself
+}

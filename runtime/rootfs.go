@@ -117,15 +117,19 @@ type grantDir struct {
 }
 
 // lookup stats the clean relative name n beneath the directory. A name of
-// one component goes to os.Root, which stats it with one fstatat on the
-// directory (and resolves a followed symlink inside the root); a deeper
-// name takes the fast path where the kernel has one (openat2, fstat,
-// close, where os.Root opens every directory on the way), else os.Root.
+// one component is one fstatat on the directory that does not follow a
+// symlink (statIn); a deeper name takes the fast path where the kernel has
+// one (openat2, fstat, close, where os.Root opens every directory on the
+// way). A followed symlink, any error, and every platform without the
+// fast paths go to os.Root, which resolves a symlink inside the root and
+// gives its own errors.
 func (d grantDir) lookup(n string, follow bool) (fs.FileInfo, error) {
-	if strings.Contains(n, "/") {
-		if fi, ok := statBeneath(d.dirfd, n, follow); ok {
+	if !strings.Contains(n, "/") {
+		if fi, ok := statIn(d.dirfd, n); ok && (!follow || fi.Mode()&fs.ModeSymlink == 0) {
 			return fi, nil
 		}
+	} else if fi, ok := statBeneath(d.dirfd, n, follow); ok {
+		return fi, nil
 	}
 	if follow {
 		return d.root.Stat(n)
@@ -135,11 +139,21 @@ func (d grantDir) lookup(n string, follow bool) (fs.FileInfo, error) {
 
 // open opens the name n in the root read-only with flag: in one openat2
 // where the kernel has it (openBeneath), else through os.Root.
-func (r *rootFS) open(n string, flag int) (*os.File, error) {
+func (r *rootFS) open(n string, flag int) (hostFile, error) {
 	if f, ok := openBeneath(r.dirfd, n, flag); ok {
 		return f, nil
 	}
 	return r.root.OpenFile(n, flag, 0)
+}
+
+// hostFile is a file rootFS opened: an *os.File from os.Root, or on
+// Linux's fast path the bare descriptor (rawFile, rootfs_stat_linux.go).
+type hostFile interface {
+	Read([]byte) (int, error)
+	ReadAt([]byte, int64) (int, error)
+	Seek(int64, int) (int64, error)
+	Stat() (fs.FileInfo, error)
+	Close() error
 }
 
 // record notes a lookup for the read cache: what it found, or that the
@@ -206,7 +220,10 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 		_ = f.Close()
 		return nil, experimentalsys.EPERM
 	}
-	rf := &rootFile{f: f, dir: fi.IsDir()}
+	// The stat just taken answers the guest's first stat of the file (the
+	// usual next call: how big is it?), rather than a second fstat a few
+	// microseconds later.
+	rf := &rootFile{f: f, dir: fi.IsDir(), opened: fi}
 	if r.only != nil && n == "." {
 		rf.onlyHost = r.onlyHost
 	}
@@ -228,8 +245,11 @@ func (r *rootFS) Utimens(string, int64, int64) experimentalsys.Errno {
 // rootFile is an open regular file or directory of a rootFS.
 type rootFile struct {
 	experimentalsys.UnimplementedFile
-	f   *os.File
+	f   hostFile
 	dir bool
+	// opened is the stat OpenFile checked the file with, given out by
+	// the first Stat and then dropped: later stats ask again.
+	opened fs.FileInfo
 	// onlyHost: see rootFS (the directory of single-file grants lists
 	// only their files, under their granted names).
 	onlyHost map[string]string
@@ -250,6 +270,10 @@ func (f *rootFile) Ino() (sys.Inode, experimentalsys.Errno) {
 func (f *rootFile) IsDir() (bool, experimentalsys.Errno) { return f.dir, 0 }
 
 func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	if fi := f.opened; fi != nil {
+		f.opened = nil
+		return sys.NewStat_t(fi), 0
+	}
 	fi, err := f.f.Stat()
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)

@@ -12,7 +12,11 @@ import (
 
 // next returns up to n entries (n <= 0: all that are left) through
 // os.File.ReadDir.
-func (d *direntReader) next(f *os.File, n int) ([]experimentalsys.Dirent, error) {
+func (d *direntReader) next(hf hostFile, n int) ([]experimentalsys.Dirent, error) {
+	f, ok := hf.(*os.File) // no other kind of hostFile here
+	if !ok {
+		return nil, experimentalsys.ENOTDIR
+	}
 	for !d.eof && (n <= 0 || len(d.pending) < n) {
 		entries, err := f.ReadDir(256)
 		if err != nil && !errors.Is(err, io.EOF) {

@@ -16,7 +16,7 @@ const direntBufSize = 32 << 10
 
 // next returns up to n entries (n <= 0: all that are left), reading the
 // directory with getdents and taking each entry's type from its d_type.
-func (d *direntReader) next(f *os.File, n int) ([]experimentalsys.Dirent, error) {
+func (d *direntReader) next(f hostFile, n int) ([]experimentalsys.Dirent, error) {
 	for !d.eof && (n <= 0 || len(d.pending) < n) {
 		if err := d.fill(f); err != nil {
 			return nil, err
@@ -26,11 +26,23 @@ func (d *direntReader) next(f *os.File, n int) ([]experimentalsys.Dirent, error)
 }
 
 // fill reads one buffer of entries into pending, or sets eof.
-func (d *direntReader) fill(f *os.File) error {
+func (d *direntReader) fill(f hostFile) error {
 	if d.buf == nil {
 		d.buf = make([]byte, direntBufSize)
 	}
-	rc, err := f.SyscallConn()
+	if raw, ok := f.(interface{ sysfd() int }); ok {
+		n, err := readDirent(raw.sysfd(), d.buf)
+		if err != nil {
+			return err
+		}
+		d.add(n)
+		return nil
+	}
+	of, ok := f.(*os.File)
+	if !ok {
+		return syscall.ENOTDIR
+	}
+	rc, err := of.SyscallConn()
 	if err != nil {
 		return err
 	}
@@ -45,12 +57,27 @@ func (d *direntReader) fill(f *os.File) error {
 	if rerr != nil {
 		return rerr
 	}
+	d.add(n)
+	return nil
+}
+
+// add takes the n bytes of entries a read left in buf (none: the end).
+func (d *direntReader) add(n int) {
 	if n <= 0 {
 		d.eof = true
-		return nil
+		return
 	}
 	d.pending = parseDirents(d.buf[:n], d.pending)
-	return nil
+}
+
+// readDirent reads a descriptor's entries, retrying an interrupted call.
+func readDirent(fd int, buf []byte) (int, error) {
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 // Offsets in a record of syscall.ReadDirent (struct dirent on darwin,

@@ -2,8 +2,8 @@ package runtime
 
 import (
 	"io/fs"
-	"os"
 	"path"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -90,15 +90,113 @@ func statBeneath(dirfd int, name string, follow bool) (fs.FileInfo, bool) {
 	return &statInfo{name: path.Base(name), st: st}, true
 }
 
+// statIn stats name, one component, in dirfd without following a symlink:
+// one fstatat, which cannot leave the directory (no "/" to walk, and ".."
+// is refused here). ok is false where the fast path does not apply, or on
+// any error, which the caller then gets from os.Root.
+func statIn(dirfd int, name string) (fs.FileInfo, bool) {
+	if sysFstatat == 0 || dirfd <= 0 || name == "" || name == ".." || strings.Contains(name, "/") {
+		return nil, false
+	}
+	p, err := syscall.BytePtrFromString(name) // refuses a NUL
+	if err != nil {
+		return nil, false
+	}
+	st := new(syscall.Stat_t)
+	for {
+		_, _, e := syscall.Syscall6(sysFstatat, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), atSymlinkNoFollow, 0, 0)
+		switch e {
+		case 0:
+			return &statInfo{name: name, st: st}, true
+		case syscall.EINTR:
+			continue
+		}
+		return nil, false
+	}
+}
+
+const atSymlinkNoFollow = 0x100 // AT_SYMLINK_NOFOLLOW, the same on every Linux architecture
+
 // openBeneath opens name beneath dirfd with flag (read-only: the caller's
 // flags are O_RDONLY and safety flags).
-func openBeneath(dirfd int, name string, flag int) (*os.File, bool) {
+func openBeneath(dirfd int, name string, flag int) (hostFile, bool) {
 	fd, ok := openat2(dirfd, name, flag)
 	if !ok {
 		return nil, false
 	}
-	return os.NewFile(uintptr(fd), name), true
+	return &rawFile{fd: fd, name: name}, true
 }
+
+// rawFile is a file opened by openBeneath: the bare descriptor, with no
+// *os.File around it. os.NewFile would ask whether the descriptor is
+// non-blocking (fcntl) and, since openSafe makes it so, try to register it
+// with the network poller (epoll_ctl, which refuses regular files and
+// directories): two system calls on every open, for nothing, since a
+// regular file or a directory never blocks. A rawFile belongs to one
+// instance's file table and is used by one call at a time; Close closes
+// the descriptor once (wazero closes what a guest leaves open when the
+// instance closes).
+type rawFile struct {
+	fd   int
+	name string
+}
+
+func (f *rawFile) Read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(f.fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) ReadAt(b []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pread(f.fd, b, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &fs.PathError{Op: "pread", Path: f.name, Err: err}
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) Seek(off int64, whence int) (int64, error) {
+	n, err := syscall.Seek(f.fd, off, whence)
+	if err != nil {
+		return 0, &fs.PathError{Op: "seek", Path: f.name, Err: err}
+	}
+	return n, nil
+}
+
+func (f *rawFile) Stat() (fs.FileInfo, error) {
+	st := new(syscall.Stat_t)
+	if err := syscall.Fstat(f.fd, st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: f.name, Err: err}
+	}
+	return &statInfo{name: path.Base(f.name), st: st}, nil
+}
+
+func (f *rawFile) Close() error {
+	if f.fd < 0 {
+		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
+	}
+	fd := f.fd
+	f.fd = -1
+	if err := syscall.Close(fd); err != nil {
+		return &fs.PathError{Op: "close", Path: f.name, Err: err}
+	}
+	return nil
+}
+
+// sysfd is the descriptor, for reading a directory (rootfs_dirent_unix.go).
+func (f *rawFile) sysfd() int { return f.fd }
 
 // statInfo is an fs.FileInfo of a stat, with the mode bits os gives.
 type statInfo struct {

@@ -2,13 +2,13 @@
 
 package runtime
 
-import (
-	"io/fs"
-	"os"
-)
+import "io/fs"
 
 // statBeneath has no fast path here: os.Root walks to the name.
 func statBeneath(int, string, bool) (fs.FileInfo, bool) { return nil, false }
 
 // openBeneath has no fast path here: os.Root walks to the name.
-func openBeneath(int, string, int) (*os.File, bool) { return nil, false }
+func openBeneath(int, string, int) (hostFile, bool) { return nil, false }
+
+// statIn has no fast path here: os.Root stats the name.
+func statIn(int, string) (fs.FileInfo, bool) { return nil, false }

@@ -6,7 +6,9 @@
 ;; preopened descriptor <fd> (a digit; 3 is the first mount) and answers its
 ;; first 8 KiB as text, or the error {"code":"not_found","message":"errno N"}.
 ;; mode r: read, following symlinks; n: read, not following them;
-;;      w: create and write "ok" (must always fail: mounts are read-only).
+;;      w: create and write "ok" (must always fail: mounts are read-only);
+;;      l: read, following symlinks, and leave the file open;
+;;      t: open, following symlinks, leave it open and trap.
 ;; read "probe:!e" answers "<count>,<bytes>" of environ_sizes_get,
 ;;      "probe:!c" "<realtime ns>,<monotonic ns>", "probe:!r" 8 random bytes
 ;;      as a decimal u64.
@@ -105,8 +107,9 @@
   ;; file opens path relative to fd: mode 'r' follows symlinks, 'n' does not,
   ;; 'w' creates and writes.
   (func $file (param $mode i32) (param $fd i32) (param $path i32) (param $len i32) (result i32)
-    (local $errno i32) (local $f i32) (local $write i32)
+    (local $errno i32) (local $f i32) (local $write i32) (local $keep i32)
     (local.set $write (i32.eq (local.get $mode) (i32.const 119)))
+    (local.set $keep (i32.or (i32.eq (local.get $mode) (i32.const 108)) (i32.eq (local.get $mode) (i32.const 116)))) ;; 'l' or 't'
     (local.set $errno (call $path_open
       (local.get $fd)
       (i32.ne (local.get $mode) (i32.const 110))            ;; lookupflags: symlink_follow unless 'n'
@@ -116,6 +119,7 @@
       (i64.const 0) (i32.const 0) (i32.const 1036)))
     (if (local.get $errno) (then (return (call $fail (local.get $errno)))))
     (local.set $f (i32.load (i32.const 1036)))
+    (if (i32.eq (local.get $mode) (i32.const 116)) (then unreachable)) ;; 't'
     (if (local.get $write)
       (then
         (i32.store (i32.const 1024) (i32.const 720))
@@ -127,6 +131,6 @@
     (i32.store (i32.const 1024) (i32.const 8192))
     (i32.store (i32.const 1028) (i32.const 8192))
     (local.set $errno (call $fd_read (local.get $f) (i32.const 1024) (i32.const 1) (i32.const 1032)))
-    (drop (call $fd_close (local.get $f)))
+    (if (i32.eqz (local.get $keep)) (then (drop (call $fd_close (local.get $f)))))
     (if (local.get $errno) (then (return (call $fail (local.get $errno)))))
     (call $answer (i32.const 8192) (i32.load (i32.const 1032)))))
