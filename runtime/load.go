@@ -242,7 +242,10 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	st := p.newState(nil)
 	st.initializing = true
 	start := time.Now()
-	track := &fileTrack{}
+	var track *fileTrack // lookups are recorded only for the read cache
+	if p.rt.reads != nil {
+		track = &fileTrack{}
+	}
 	in, err := newInstance(ictx, p.wr, p.compiled, p.instanceConfig(track), st)
 	if in != nil {
 		in.track = track
