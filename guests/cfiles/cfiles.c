@@ -1261,7 +1261,8 @@ static root *locate(const char *uri, size_t n, const char **rel, char **full, in
 	return r;
 }
 
-/* read_all reads the open file fd, at most max_bytes + 1 bytes. */
+/* read_all reads the open file fd, at most max_bytes + 1 bytes; hint is
+ * the size its stat gave. */
 static __wasi_errno_t read_all(__wasi_fd_t fd, size_t hint, char **data, size_t *len) {
 	size_t cap = hint + 1, n = 0, limit = (size_t)max_bytes + 1;
 	if ((uint64_t)max_bytes + 1 > SIZE_MAX / 2)
@@ -1293,6 +1294,11 @@ static __wasi_errno_t read_all(__wasi_fd_t fd, size_t hint, char **data, size_t 
 		if (got == 0)
 			break;
 		n += got;
+		/* Short of the buffer at exactly the size the stat gave: the end
+		 * of the file as of that stat, without another call to hear it
+		 * (a file still growing is read as it was when stated). */
+		if (n == hint && n < cap)
+			break;
 	}
 	*data = buf;
 	*len = n;

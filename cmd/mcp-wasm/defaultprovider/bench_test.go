@@ -1,13 +1,20 @@
 package defaultprovider_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/guests/files/filesprov"
+	"github.com/mcp-wasm/mcp-wasm/internal/loadtest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -34,5 +41,53 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		load()
+	}
+}
+
+// BenchmarkRead reads one 1 KiB file of a granted directory through the
+// embedded default provider (runtime.Provider.Read: pool, deadline, guest,
+// the grant's file system, decoding) and through the Go files provider
+// compiled natively (what `mcp-wasm-load files` runs as its anchor), each
+// from a fresh goroutine as the MCP server calls them. wasm minus native is
+// the sandbox's cost of a read below the MCP layer.
+//
+//	go test ./cmd/mcp-wasm/defaultprovider -run XXX -bench Read -benchmem -count 6
+func BenchmarkRead(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "f.txt"), bytes.Repeat([]byte("a"), 1024), 0o644))
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "f.txt"))}).String()
+
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithReadCache(0))
+	require.NoError(b, err)
+	defer rt.Close(ctx)
+	wasm, err := rt.Load(ctx, "files", defaultprovider.Wasm(),
+		runtime.NewProviderConfig().WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
+	require.NoError(b, err)
+	defer wasm.Close(ctx)
+	root, err := filesprov.DirRoot(dir)
+	require.NoError(b, err)
+	native := loadtest.NewNative(filesprov.New(root))
+
+	for _, p := range []struct {
+		name string
+		read func(context.Context, string) (*abi.ReadResult, error)
+	}{{"wasm", wasm.Read}, {"native", native.Read}} {
+		b.Run(p.name, func(b *testing.B) {
+			errc := make(chan error)
+			b.ReportAllocs()
+			for b.Loop() {
+				go func() {
+					r, err := p.read(ctx, uri)
+					if err == nil && (len(r.Contents) != 1 || r.Contents[0].Text == nil || len(*r.Contents[0].Text) != 1024) {
+						err = fmt.Errorf("read %s: not the file's 1 KiB", uri)
+					}
+					errc <- err
+				}()
+				if err := <-errc; err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
