@@ -106,8 +106,13 @@ func (s URISpace) Owns(u *url.URL) bool {
 	return false
 }
 
-// OwnsString parses raw and reports whether it lies in the space.
+// OwnsString parses raw and reports whether it lies in the space; a
+// URI without authority in a space of bare schemes is decided without
+// net/url (ownsFast).
 func (s URISpace) OwnsString(raw string) bool {
+	if owned, ok := s.ownsFast(raw); ok {
+		return owned
+	}
 	u, err := ParseURI(raw)
 	return err == nil && s.Owns(u)
 }

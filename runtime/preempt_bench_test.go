@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
@@ -28,6 +31,7 @@ import (
 func BenchmarkPreempt(b *testing.B) {
 	dir := b.TempDir()
 	require.NoError(b, os.WriteFile(filepath.Join(dir, "1k.txt"), []byte(strings.Repeat("x", 1023)+"\n"), 0o644))
+	fileInput := fmt.Sprintf(`{"uri":%q}`, (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "1k.txt"))}).String())
 	guests := []struct {
 		name, op, input string
 		wasm            func(testing.TB) string
@@ -35,8 +39,13 @@ func BenchmarkPreempt(b *testing.B) {
 	}{
 		{"c-bench", "read", `{"uri":"bench:///1k"}`, benchGuests[0].wasm, Grants{}},
 		{"go-bench", "read", `{"uri":"bench:///1k"}`, benchGuests[1].wasm, Grants{}},
-		{"go-files", "read", `{"uri":"file:///1k.txt"}`, func(tb testing.TB) string { return testguest.Go(tb, "guests/files") },
+		{"go-files", "read", fileInput, func(tb testing.TB) string { return testguest.Go(tb, "guests/files") },
 			Grants{Dirs: []DirGrant{{HostPath: dir}}}},
+		{"c-files", "read", fileInput, func(tb testing.TB) string { // the default provider
+			p := filepath.Join(tb.TempDir(), "cfiles.wasm")
+			require.NoError(tb, os.WriteFile(p, defaultprovider.Wasm(), 0o644))
+			return p
+		}, Grants{Dirs: []DirGrant{{HostPath: dir}}}},
 	}
 	modes := []struct {
 		name string

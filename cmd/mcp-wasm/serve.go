@@ -88,8 +88,15 @@ func serveAction(c *cli.Context) error {
 			return err
 		}
 	}
-	m := metrics.NewSet() // metrics.go: served at /metrics with --http
+	// metrics.go: served at /metrics with --http. Over stdio nothing can
+	// read them, so no request, call or wait is counted there.
+	m := metrics.NewSet()
+	var observers []runtime.Observer
 	scfg := server.NewConfig()
+	if tr.addr != "" {
+		scfg = scfg.WithObserver(m.Transport(tr.name()))
+		observers = append(observers, m)
+	}
 	if c.IsSet("request-timeout") {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
@@ -100,12 +107,11 @@ func serveAction(c *cli.Context) error {
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey).
-		WithObserver(m.Transport(tr.name()))
+		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey)
 	if err := scfg.Validate(); err != nil { // before compiling anything
 		return failure(fmt.Errorf("configuring server: %w", err))
 	}
-	rt, err := newRuntime(c, log, m)
+	rt, err := newRuntime(c, log, observers...)
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,8 @@ static char *unescape_path(const char *s, size_t n) {
 		return NULL;
 	}
 	static const char *bad[] = {"%2F", "%5C", "%00"};
-	for (int k = 0; k < 3; k++)
+	int escapes = memchr(s, '%', n) != NULL; /* most paths have none */
+	for (int k = 0; escapes && k < 3; k++)
 		for (size_t i = 0; i + 3 <= n; i++)
 			if (s[i] == '%' && (s[i + 1] | 0x20) == (bad[k][1] | 0x20) && (s[i + 2] | 0x20) == (bad[k][2] | 0x20)) {
 				strcpy(unescape_msg, "path contains an encoded separator or NUL (");
@@ -837,7 +838,20 @@ static void buf_timestamp(mcpw_buf *b, __wasi_timestamp_t ts) {
 	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
 	if (m <= 2)
 		y++;
-	mcpw_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d", (int)y, (int)m, (int)d, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+	if (y < 0 || y > 9999) {
+		mcpw_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d", (int)y, (int)m, (int)d, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+	} else { /* the usual case, without printf: "YYYY-MM-DDThh:mm:ss */
+		char t[20];
+		int v[6] = {(int)y, (int)m, (int)d, (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60)};
+		t[0] = '"';
+		t[1] = (char)('0' + v[0] / 1000), t[2] = (char)('0' + v[0] / 100 % 10);
+		t[3] = (char)('0' + v[0] / 10 % 10), t[4] = (char)('0' + v[0] % 10);
+		for (int i = 1, at = 5; i < 6; i++, at += 3) {
+			t[at] = i < 3 ? '-' : i == 3 ? 'T' : ':';
+			t[at + 1] = (char)('0' + v[i] / 10), t[at + 2] = (char)('0' + v[i] % 10);
+		}
+		mcpw_buf_append(b, t, 20);
+	}
 	if (frac) {
 		char digits[10];
 		int nd = 9;
@@ -885,7 +899,7 @@ static const char *mime_type(const char *rel) {
 	const char *base = strrchr(rel, '/');
 	base = base ? base + 1 : rel;
 	for (size_t i = 0; i < sizeof name_types / sizeof *name_types; i++)
-		if (strcmp(base, name_types[i]) == 0)
+		if (base[0] == name_types[i][0] && strcmp(base, name_types[i]) == 0)
 			return "text/plain";
 	const char *dot = strrchr(base, '.');
 	if (!dot)
@@ -897,7 +911,7 @@ static const char *mime_type(const char *rel) {
 	for (size_t i = 0; i <= n; i++)
 		ext[i] = dot[i] >= 'A' && dot[i] <= 'Z' ? (char)(dot[i] + 32) : dot[i];
 	for (size_t i = 0; i < sizeof ext_types / sizeof *ext_types; i++)
-		if (strcmp(ext, ext_types[i][0]) == 0)
+		if (ext[1] == ext_types[i][0][1] && strcmp(ext, ext_types[i][0]) == 0)
 			return ext_types[i][1];
 	return NULL;
 }
