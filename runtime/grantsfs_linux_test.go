@@ -58,10 +58,13 @@ func TestGrantTreeSpecialFilesRefused(t *testing.T) {
 // leaves open must be closed with its instance, whether the instance is
 // replaced after a trap or closed with the provider. A guest opens files
 // and never closes them; the process's open descriptors come back to
-// where they were.
+// where they were. The files are in a subdirectory, so each call also
+// holds the parent directory open (parentDir) until it ends.
 func TestGrantFilesClosedWithInstance(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("fine"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("deep"), 0o644))
 	p := grantProbe(t, runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}})
 	got, err := probe(t, p, "r3a.txt")
 	require.NoError(t, err)
@@ -70,12 +73,12 @@ func TestGrantFilesClosedWithInstance(t *testing.T) {
 
 	const leaked = 50
 	for range leaked {
-		got, err := probe(t, p, "l3a.txt")
+		got, err := probe(t, p, "l3sub/b.txt")
 		require.NoError(t, err)
-		require.Equal(t, "fine", got)
+		require.Equal(t, "deep", got)
 	}
 	require.Equal(t, before+leaked, openFDs(t), "each open the guest left is one host descriptor")
-	_, err = probe(t, p, "t3a.txt") // one more left open, then a trap
+	_, err = probe(t, p, "t3sub/b.txt") // one more left open, then a trap
 	require.ErrorIs(t, err, abi.ErrTrap)
 	got, err = probe(t, p, "r3a.txt") // on a fresh instance
 	require.NoError(t, err)
@@ -83,7 +86,7 @@ func TestGrantFilesClosedWithInstance(t *testing.T) {
 	require.Equal(t, before, openFDs(t), "the trapped instance's files were not closed")
 
 	for range leaked {
-		_, err := probe(t, p, "l3a.txt")
+		_, err := probe(t, p, "l3sub/b.txt")
 		require.NoError(t, err)
 	}
 	require.NoError(t, p.Close(t.Context()))

@@ -20,6 +20,9 @@ type instance struct {
 	stack [1]uint64
 	calls int
 	track *fileTrack // the lookups of the current call under granted directories
+	// mounts are the instance's granted directories, whose per-call state
+	// (rootFS.endCall) is dropped when each call ends.
+	mounts []*rootFS
 }
 
 // newInstance instantiates compiled, running _initialize under ctx. Export
@@ -44,7 +47,12 @@ func newInstance(ctx context.Context, r wazero.Runtime, compiled wazero.Compiled
 func (in *instance) call(ctx context.Context, op string, st *callState) (uint32, error) {
 	in.calls++
 	in.sink.st = st
-	defer func() { in.sink.st = nil }()
+	defer func() {
+		in.sink.st = nil
+		for _, m := range in.mounts {
+			m.endCall()
+		}
+	}()
 	in.stack[0] = api.EncodeU32(uint32(len(st.input)))
 	if err := in.fns[opIndex[op]].CallWithStack(withState(ctx, st), in.stack[:]); err != nil {
 		return 0, err
@@ -62,4 +70,7 @@ func (in *instance) memoryBytes() uint32 {
 
 func (in *instance) close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
+	for _, m := range in.mounts {
+		m.endCall()
+	}
 }

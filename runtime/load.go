@@ -221,17 +221,20 @@ type guestMountFS struct {
 
 // instanceConfig is the module config of a new instance: its mounts record
 // the lookups of its calls into track, for the read cache.
-func (p *Provider) instanceConfig(track *fileTrack) wazero.ModuleConfig {
+func (p *Provider) instanceConfig(track *fileTrack) (wazero.ModuleConfig, []*rootFS) {
 	if len(p.mountFS) == 0 {
-		return p.modCfg
+		return p.modCfg, nil
 	}
 	fsCfg := wazero.NewFSConfig()
+	mounts := make([]*rootFS, 0, len(p.mountFS))
 	for _, m := range p.mountFS {
 		own := *m.fs
 		own.track = track
+		own.parent = parentDir{}
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
+		mounts = append(mounts, &own)
 	}
-	return p.modCfg.WithFSConfig(fsCfg)
+	return p.modCfg.WithFSConfig(fsCfg), mounts
 }
 
 // newInstance makes a fresh instance under the init deadline. The caller
@@ -246,9 +249,13 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	if p.rt.reads != nil {
 		track = &fileTrack{}
 	}
-	in, err := newInstance(ictx, p.wr, p.compiled, p.instanceConfig(track), st)
+	modCfg, mounts := p.instanceConfig(track)
+	in, err := newInstance(ictx, p.wr, p.compiled, modCfg, st)
+	for _, m := range mounts { // what _initialize looked up
+		m.endCall()
+	}
 	if in != nil {
-		in.track = track
+		in.track, in.mounts = track, mounts
 	}
 	p.flushLogs(ctx, "initialize", st)
 	if err != nil {

@@ -117,6 +117,42 @@ func statIn(dirfd int, name string) (fs.FileInfo, bool) {
 
 const atSymlinkNoFollow = 0x100 // AT_SYMLINK_NOFOLLOW, the same on every Linux architecture
 
+// parentDir is a directory beneath a grant, held open (O_PATH) by one
+// instance for the rest of its current call, so that the names in it are
+// stated with one fstatat each (statIn) instead of an openat2, fstat and
+// close per name.
+//
+// It is opened with openat2 beneath the grant, as every lookup is, and
+// closed when the call ends: held no longer than the guest's own directory
+// descriptor it reads the entries from, and with no more reach (a
+// directory moved out of the grant meanwhile is still the directory the
+// call was listing; nothing is opened through it).
+type parentDir struct {
+	name string // relative to the grant
+	fd   int
+	held bool
+}
+
+// stat stats base, one component, in the directory dir beneath rootfd.
+func (d *parentDir) stat(rootfd int, dir, base string) (fs.FileInfo, bool) {
+	if !d.held || d.name != dir {
+		d.close()
+		fd, ok := openat2(rootfd, dir, oPath|syscall.O_DIRECTORY)
+		if !ok {
+			return nil, false
+		}
+		d.name, d.fd, d.held = dir, fd, true
+	}
+	return statIn(d.fd, base)
+}
+
+func (d *parentDir) close() {
+	if d.held {
+		_ = syscall.Close(d.fd)
+		*d = parentDir{}
+	}
+}
+
 // openBeneath opens name beneath dirfd with flag (read-only: the caller's
 // flags are O_RDONLY and safety flags).
 func openBeneath(dirfd int, name string, flag int) (hostFile, bool) {
