@@ -334,7 +334,11 @@ static void out_raw_ref(const char *key, const void *data, size_t n) {
 		out.failed = 1; /* over the output limit: the host fails the call */
 		return;
 	}
-	mcpw_buf_printf(&out, ",\"%s\":%d", key, (int)idx);
+	char tmp[24], *d = utoa(tmp, (unsigned long long)idx, 10, 0); /* no printf: one per read */
+	mcpw_buf_append(&out, ",\"", 2);
+	mcpw_buf_append(&out, key, strlen(key));
+	mcpw_buf_append(&out, "\":", 2);
+	mcpw_buf_append(&out, d, (size_t)(tmp + 24 - d));
 }
 
 void mcpw_out_text_content(const char *s, size_t n) {

@@ -49,7 +49,9 @@ func BenchmarkLoad(b *testing.B) {
 // the grant's file system, decoding) and through the Go files provider
 // compiled natively (what `mcp-wasm-load files` runs as its anchor), each
 // from a fresh goroutine as the MCP server calls them. wasm minus native is
-// the sandbox's cost of a read below the MCP layer.
+// the sandbox's cost of a read below the MCP layer; wasm+cache has the
+// read cache on (the default), which answers all but the first read after
+// re-checking the file.
 //
 //	go test ./cmd/mcp-wasm/defaultprovider -run XXX -bench Read -benchmem -count 6
 func BenchmarkRead(b *testing.B) {
@@ -58,13 +60,17 @@ func BenchmarkRead(b *testing.B) {
 	require.NoError(b, os.WriteFile(filepath.Join(dir, "f.txt"), bytes.Repeat([]byte("a"), 1024), 0o644))
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "f.txt"))}).String()
 
-	rt, err := runtime.New(ctx, runtime.NewConfig().WithReadCache(0))
-	require.NoError(b, err)
-	defer rt.Close(ctx)
-	wasm, err := rt.Load(ctx, "files", defaultprovider.Wasm(),
-		runtime.NewProviderConfig().WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
-	require.NoError(b, err)
-	defer wasm.Close(ctx)
+	load := func(cfg runtime.Config) *runtime.Provider {
+		rt, err := runtime.New(ctx, cfg)
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = rt.Close(ctx) })
+		p, err := rt.Load(ctx, "files", defaultprovider.Wasm(),
+			runtime.NewProviderConfig().WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
+		require.NoError(b, err)
+		return p
+	}
+	wasm := load(runtime.NewConfig().WithReadCache(0))
+	cached := load(runtime.NewConfig()) // the read cache on, as by default
 	root, err := filesprov.DirRoot(dir)
 	require.NoError(b, err)
 	native := loadtest.NewNative(filesprov.New(root))
@@ -72,7 +78,7 @@ func BenchmarkRead(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		read func(context.Context, string) (*abi.ReadResult, error)
-	}{{"wasm", wasm.Read}, {"native", native.Read}} {
+	}{{"wasm", wasm.Read}, {"wasm+cache", cached.Read}, {"native", native.Read}} {
 		b.Run(p.name, func(b *testing.B) {
 			errc := make(chan error)
 			b.ReportAllocs()
