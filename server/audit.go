@@ -31,6 +31,9 @@ type auditEvent struct {
 // audit writes e to the audit logger (every line carries audit=true).
 // Client-supplied strings are clipped.
 func (s *Server) audit(ctx context.Context, e auditEvent) {
+	if !s.auditLog.Enabled(ctx, slog.LevelInfo) {
+		return // off, or below the log's level: build nothing
+	}
 	attrs := []slog.Attr{slog.String("who", clip(e.who)), slog.String("method", e.method)}
 	add := func(k, v string) {
 		if v != "" {

@@ -116,7 +116,7 @@ func filesAction(c *cli.Context) error {
 		return err
 	}
 	w := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "scenario\tserver\tCPU/op\twall/op\tops/s\tCPU ratio\tthroughput ratio\tidle RSS\n")
+	fmt.Fprintf(w, "scenario\tserver\tCPU/op\twall/op\tops/s\tCPU ratio (quartiles)\tthroughput ratio (quartiles)\tidle RSS\n")
 	for _, s := range scenarios {
 		dir, err := os.MkdirTemp("", "mcp-wasm-files-")
 		if err != nil {
@@ -139,8 +139,10 @@ func filesAction(c *cli.Context) error {
 		}
 		native := res[0]
 		for _, r := range res {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.2f\t%.1f MiB\n", s.name, r.name, r.cpu, r.wall, 1/r.wall.Seconds(),
-				r.cpu.Seconds()/native.cpu.Seconds(), native.wall.Seconds()/r.wall.Seconds(), float64(r.rss)/(1<<20))
+			cpu := pairedRatios(r.cpus, native.cpus, false)
+			tput := pairedRatios(r.walls, native.walls, true)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f MiB\n", s.name, r.name, r.cpu, r.wall, 1/r.wall.Seconds(),
+				cpu, tput, float64(r.rss)/(1<<20))
 		}
 	}
 	return w.Flush()
@@ -152,9 +154,34 @@ type namedCmd struct {
 }
 
 type result struct {
-	name      string
-	cpu, wall time.Duration // medians per operation
-	rss       int64         // resident set size when idle, after warming up
+	name        string
+	cpu, wall   time.Duration   // medians per operation
+	cpus, walls []time.Duration // per operation, round by round
+	rss         int64           // resident set size when idle, after warming up
+}
+
+// ratioSpread is the median and the quartiles of round-by-round ratios.
+type ratioSpread struct{ median, lo, hi float64 }
+
+func (r ratioSpread) String() string { return fmt.Sprintf("%.2f (%.2f-%.2f)", r.median, r.lo, r.hi) }
+
+// pairedRatios divides each round's figure by the anchor's in the same
+// round (inverted: the anchor's by this one's, for throughput from wall
+// time) and returns the median and quartiles of those ratios. Pairing
+// rounds cancels the drift of a shared machine between rounds, which
+// moves every server's absolute figures by ±15 % here: a ratio of medians
+// taken over the whole run would carry it.
+func pairedRatios(xs, anchor []time.Duration, inverted bool) ratioSpread {
+	rs := make([]float64, len(xs))
+	for i := range xs {
+		rs[i] = xs[i].Seconds() / anchor[i].Seconds()
+		if inverted {
+			rs[i] = 1 / rs[i]
+		}
+	}
+	slices.Sort(rs)
+	q := func(p float64) float64 { return rs[int(p*float64(len(rs)-1)+0.5)] }
+	return ratioSpread{median: q(0.5), lo: q(0.25), hi: q(0.75)}
 }
 
 // measure starts every server, warms each up, then alternates rounds.
@@ -232,8 +259,11 @@ func measure(ctx context.Context, s scenario, dir string, servers []namedCmd, ro
 		rss, _ := loadtest.RSS(r.pid)
 		out[i] = result{name: servers[i].name, rss: rss}
 	}
-	for range rounds {
-		for _, r := range rs {
+	for round := range rounds {
+		// Each round starts with another server, so that none always
+		// runs right after the same one.
+		for k := range rs {
+			r := rs[(k+round)%len(rs)]
 			cpu0, err := processCPU(r.pid)
 			if err != nil {
 				return nil, err
@@ -251,6 +281,7 @@ func measure(ctx context.Context, s scenario, dir string, servers []namedCmd, ro
 	}
 	for i, r := range rs {
 		out[i].cpu, out[i].wall = median(r.cpus), median(r.wall)
+		out[i].cpus, out[i].walls = r.cpus, r.wall
 	}
 	return out, nil
 }
