@@ -17,4 +17,4 @@ func statIn(int, string) (fs.FileInfo, bool) { return nil, false }
 type parentDir struct{}
 
 func (*parentDir) stat(int, string, string) (fs.FileInfo, bool) { return nil, false }
-func (*parentDir) close()                                      {}
+func (*parentDir) close()                                       {}
