@@ -73,7 +73,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	prep, err := prepare(wasm, cfg)
+	prep, err := prepare(wasm, cfg, r.rewrites)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +87,12 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		_ = p.wr.Close(ctx)
 		return nil, err
 	}
+	if prep.store != nil {
+		if err := prep.store(); err != nil {
+			p.log.Warn("rewrite cache: not stored", "err", err)
+		}
+	}
+	p.log.Debug("module compiled", "rewrite_cached", prep.cached)
 	if err := p.initialize(ctx); err != nil {
 		p.closeAll(ctx)
 		return nil, err

@@ -76,7 +76,7 @@ func BenchmarkInstrument(b *testing.B) {
 		b.Run(g.name, func(b *testing.B) {
 			b.SetBytes(int64(len(wasm)))
 			for b.Loop() {
-				if _, err := prepare(wasm, NewProviderConfig()); err != nil {
+				if _, err := prepare(wasm, NewProviderConfig(), rewriteCache{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,10 +14,15 @@ import (
 type prepared struct {
 	mod  *wasmbin.Module
 	wasm []byte
+	// cached: wasm came from the rewrite cache. store, when set, puts the
+	// fresh rewrite there; Load calls it once the module compiled.
+	cached bool
+	store  func() error
 }
 
-// prepare checks and rewrites a module before wazero sees any of it.
-func prepare(b []byte, cfg ProviderConfig) (*prepared, error) {
+// prepare checks and rewrites a module before wazero sees any of it; the
+// rewrite comes from rc when it has it (and goes there when not).
+func prepare(b []byte, cfg ProviderConfig, rc rewriteCache) (*prepared, error) {
 	if len(b) > cfg.moduleSizeLimit {
 		return nil, tooLarge(int64(len(b)), cfg.moduleSizeLimit)
 	}
@@ -34,11 +39,15 @@ func prepare(b []byte, cfg ProviderConfig) (*prepared, error) {
 	if cfg.preempt != preemptInstrument {
 		return &prepared{mod: mod, wasm: b}, nil
 	}
+	key := rc.key(b)
+	if out, ok := rc.get(key); ok {
+		return &prepared{mod: mod, wasm: out, cached: true}, nil
+	}
 	out, err := mod.Instrument(wasmbin.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: instrument: %w", ErrNotModule, err)
 	}
-	return &prepared{mod: mod, wasm: out}, nil
+	return &prepared{mod: mod, wasm: out, store: func() error { return rc.put(key, out) }}, nil
 }
 
 // parse runs the structural pass and checks the memory against the

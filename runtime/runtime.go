@@ -35,11 +35,12 @@ import (
 // Runtime is the host-wide sandbox state shared by all providers: the
 // compilation cache and the global concurrency bound.
 type Runtime struct {
-	cfg   Config
-	cache wazero.CompilationCache
-	slots *slots
-	reads *readCache // the read cache; nil when off
-	log   *slog.Logger
+	cfg      Config
+	cache    wazero.CompilationCache
+	rewrites rewriteCache // rewritten modules, beside the compiled code
+	slots    *slots
+	reads    *readCache // the read cache; nil when off
+	log      *slog.Logger
 }
 
 // New validates cfg and creates a Runtime.
@@ -63,7 +64,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open compilation cache %s: %w", ErrConfig, dir, err)
 	}
-	r.cache = cache
+	r.cache, r.rewrites = cache, newRewriteCache(dir)
 	return r, nil
 }
 

@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"log/slog"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
+)
+
+// TestRewriteCache: a module's rewrite is stored on its first load and
+// read back on the next, byte for byte what the rewrite gives; a damaged
+// or truncated entry is a miss and is rewritten afresh, never used.
+func TestRewriteCache(t *testing.T) {
+	wasm := readFile(t, "../testdata/hostile/spin.wasm")
+	rc := newRewriteCache(t.TempDir())
+	mod, err := wasmbin.Parse(wasm, wasmbin.DefaultLimits())
+	require.NoError(t, err)
+	fresh, err := mod.Instrument(wasmbin.Options{})
+	require.NoError(t, err)
+
+	first, err := prepare(wasm, NewProviderConfig(), rc)
+	require.NoError(t, err)
+	require.False(t, first.cached)
+	require.Equal(t, fresh, first.wasm)
+	require.NoError(t, first.store())
+
+	second, err := prepare(wasm, NewProviderConfig(), rc)
+	require.NoError(t, err)
+	require.True(t, second.cached, "the stored rewrite is used")
+	require.Nil(t, second.store)
+	require.Equal(t, fresh, second.wasm)
+
+	entry := filepath.Join(rc.dir, rc.key(wasm))
+	stored, err := os.ReadFile(entry)
+	require.NoError(t, err)
+	for name, damaged := range map[string][]byte{
+		"a flipped byte": append(append([]byte{}, stored[:len(stored)-1]...), stored[len(stored)-1]^0xff),
+		"truncated":      stored[:len(stored)/2],
+		"empty":          {},
+	} {
+		require.NoError(t, os.WriteFile(entry, damaged, 0o600))
+		p, err := prepare(wasm, NewProviderConfig(), rc)
+		require.NoError(t, err, name)
+		require.False(t, p.cached, "%s: a damaged entry is a miss", name)
+		require.Equal(t, fresh, p.wasm, name)
+	}
+
+	other := readFile(t, "../testdata/hostile/good.wasm")
+	p, err := prepare(other, NewProviderConfig(), rc)
+	require.NoError(t, err)
+	require.False(t, p.cached, "another module has another key")
+}
+
+// TestRewriteCacheStillPreempts: a provider loaded from the rewrite cache
+// (a restarted server) is stopped at its deadline exactly as a freshly
+// rewritten one: what the cache hands back carries the checkpoints.
+func TestRewriteCacheStillPreempts(t *testing.T) {
+	spin := readFile(t, "../testdata/hostile/spin.wasm")
+	dir := filepath.Join(t.TempDir(), "cache") // made private by the runtime
+	for i, want := range []bool{false, true} {
+		var log lockedBuffer
+		rt := newTestRuntime(t, NewConfig().WithCacheDir(dir).WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		p := load(t, rt, spin, NewProviderConfig().WithTimeout(50*time.Millisecond))
+		require.Contains(t, log.String(), "rewrite_cached="+map[bool]string{false: "false", true: "true"}[want], "load %d", i)
+		start := time.Now()
+		_, err := p.Read(t.Context(), "evil:loopif")
+		require.ErrorIs(t, err, abi.ErrTimeout, "load %d", i)
+		require.Less(t, time.Since(start), 10*time.Second)
+	}
+}
+
+// TestRewriteVersion: the rewrite of fixed modules is what it was when
+// rewriteVersion was set. If this fails, the rewrite changed: bump
+// rewriteVersion in rewritecache.go (so that no server loads a rewrite of
+// the old kind from its cache) and record the new digest here.
+func TestRewriteVersion(t *testing.T) {
+	const version, digest = 1, "7b4974ea9da84c1dcd743418f96b626d10e012d351f08d0da63557fa5d9b4cab"
+	paths, err := filepath.Glob("../testdata/hostile/*.wasm")
+	require.NoError(t, err)
+	more, err := filepath.Glob("testdata/*.wasm")
+	require.NoError(t, err)
+	paths = append(paths, more...)
+	sort.Strings(paths)
+	h := sha256.New()
+	n := 0
+	for _, p := range paths {
+		mod, err := wasmbin.Parse(readFile(t, p), wasmbin.DefaultLimits())
+		if err != nil {
+			continue // the hostile modules the structural pass refuses
+		}
+		out, err := mod.Instrument(wasmbin.Options{})
+		if err != nil {
+			continue
+		}
+		h.Write([]byte(filepath.Base(p)))
+		h.Write(out)
+		n++
+	}
+	require.Greater(t, n, 20, "too few modules rewritten to pin the rewrite down")
+	got := hex.EncodeToString(h.Sum(nil))
+	require.Equal(t, version, rewriteVersion, "rewriteVersion changed: record the digest of this version: %s", got)
+	require.Equal(t, digest, got, "the rewrite of the test modules changed: bump rewriteVersion in rewritecache.go and record the new digest in TestRewriteVersion")
+}
+
+// lockedBuffer is a log destination safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
