@@ -96,7 +96,7 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
-		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) `DIR` of the compilation cache and the module store (DIR/modules); empty disables both"},
+		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) `DIR` of the compilation cache, the rewritten modules and the module store (DIR/modules); empty disables all three"},
 		registryFlag(), // modules.go
 	}
 }
