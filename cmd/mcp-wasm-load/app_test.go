@@ -121,3 +121,27 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestPairedRatios: ratios are taken round by round against the anchor,
+// so a drift that moves both in a round cancels; throughput inverts them.
+func TestPairedRatios(t *testing.T) {
+	us := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Microsecond
+		}
+		return out
+	}
+	// The machine slows down threefold over the run; each round, the
+	// server costs 1.2 times the anchor.
+	anchor := us(100, 150, 200, 250, 300)
+	server := us(120, 180, 240, 300, 360)
+	r := pairedRatios(server, anchor, false)
+	require.InDelta(t, 1.2, r.median, 1e-9)
+	require.InDelta(t, 1.2, r.lo, 1e-9)
+	require.InDelta(t, 1.2, r.hi, 1e-9)
+	require.InDelta(t, 1/1.2, pairedRatios(server, anchor, true).median, 1e-9)
+
+	r = pairedRatios(us(110, 120, 130, 140, 500), us(100, 100, 100, 100, 100), false)
+	require.Equal(t, "1.30 (1.20-1.40)", r.String(), "median and quartiles; one outlier moves neither")
+}

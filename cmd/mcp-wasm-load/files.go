@@ -26,8 +26,9 @@ import (
 // targets): the same directory served by `mcp-wasm serve --allow-dir D`
 // and by this program's serve-files-native (the Go files provider compiled
 // natively into the same MCP server, with the same collector settings),
-// both over stdio to an official go-sdk client reading sequentially. Rounds
-// alternate between the servers; the figures are medians.
+// both over stdio to an official go-sdk client reading sequentially. Each
+// round runs every server once, in a rotating order; the figures are
+// medians, and ratios are paired within rounds (pairedRatios).
 
 func serveFilesNativeCommand() *cli.Command {
 	return &cli.Command{
@@ -70,7 +71,7 @@ func filesCommand() *cli.Command {
 		Usage: "measure the default provider against a native server serving the same directory, over stdio",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "bin", Value: "build/mcp-wasm", Usage: "the mcp-wasm binary"},
-			&cli.IntFlag{Name: "rounds", Value: 7, Usage: "alternating rounds per measurement"},
+			&cli.IntFlag{Name: "rounds", Value: 11, Usage: "rounds per measurement, each running every server once in a rotating order"},
 			&cli.StringFlag{Name: "only", Usage: "comma-separated scenarios to run (read1k, read64k, read1m, list1k, list10k, list100k)"},
 			&cli.StringFlag{Name: "protocol", Value: "2025-11-25", Usage: "the client's protocol `REVISION`: on 2026-07-28 the go-sdk client answers repeated reads and lists from its own cache while the result's ttlMs lasts, and the server is not asked"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply the reads per round by `F` (a quick look: 0.05)"},
