@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
@@ -58,22 +59,7 @@ func publishTo(srv *server.Server) Publish {
 }
 
 // syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = testlog.Buffer
 
 // filesConfig is a config serving the embedded files provider (files.wasm
 // in dir) over the directory named data, mapped to /data in the guest so

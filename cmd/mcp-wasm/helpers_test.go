@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -33,22 +33,7 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 // syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = testlog.Buffer
 
 // filesConfig is a config serving the embedded files provider (files.wasm
 // in dir) over the directory named data, mapped to /data in the guest so

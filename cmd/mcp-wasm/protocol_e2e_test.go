@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +13,6 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
-
-// lockedBuffer collects a child's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestE2E_cursorCycle: a real guest whose list cursors cycle (a, b, a, ...;
 // server/testdata/cycle.wat) is listed once and skipped with a log line,
@@ -46,7 +27,7 @@ func TestE2E_cursorCycle(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", testguest.CompileCache(),
 				"--module", cycle, "--module", notes, "--page-size", pageSize)
-			stderr := &lockedBuffer{}
+			stderr := &syncBuffer{}
 			cmd.Stderr = stderr
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 			require.NoError(t, err)
