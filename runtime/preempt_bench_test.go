@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
@@ -41,10 +40,8 @@ func BenchmarkPreempt(b *testing.B) {
 		{"go-bench", "read", `{"uri":"bench:///1k"}`, benchGuests[1].wasm, Grants{}},
 		{"go-files", "read", fileInput, func(tb testing.TB) string { return testguest.Go(tb, "guests/files") },
 			Grants{Dirs: []DirGrant{{HostPath: dir}}}},
-		{"c-files", "read", fileInput, func(tb testing.TB) string { // the default provider
-			p := filepath.Join(tb.TempDir(), "cfiles.wasm")
-			require.NoError(tb, os.WriteFile(p, defaultprovider.Wasm(), 0o644))
-			return p
+		{"c-files", "read", fileInput, func(tb testing.TB) string { // the default provider, from its source
+			return testguest.C(tb, "cfiles", "guests/c/mcpw.c", "guests/cfiles/cfiles.c")
 		}, Grants{Dirs: []DirGrant{{HostPath: dir}}}},
 	}
 	modes := []struct {
