@@ -539,6 +539,33 @@ static int32_t no_roots(void) {
 	return mcpw_error(MCPW_INTERNAL, "no directory is granted to the files provider: grant one (serve --allow-dir DIR, or grants.dirs in a config file)");
 }
 
+/* begin starts a call: it reads the input and its string member key (*val,
+ * malloc'd, NULL when absent) and finds the granted directories. It returns
+ * MCPW_OK, or the answer the call must return (having freed *val). When in
+ * is not NULL the caller keeps the whole input there, *n its length, to
+ * free. */
+static int32_t begin(int32_t in_len, const char *key, char **val, size_t *vn, char **in, size_t *n) {
+	size_t len;
+	*val = NULL;
+	*vn = 0;
+	char *input = mcpw_input(in_len, &len);
+	if (!input)
+		return mcpw_error(MCPW_INTERNAL, "cannot read the call's input");
+	*val = mcpw_json_string(input, len, key, vn);
+	find_roots();
+	if (nroots == 0) {
+		free(input);
+		free(*val);
+		*val = NULL;
+		return no_roots();
+	}
+	if (in)
+		*in = input, *n = len;
+	else
+		free(input);
+	return MCPW_OK;
+}
+
 /* ---- the host's file system ---- */
 
 static __wasi_errno_t lstat_at(const root *r, const char *rel, __wasi_filestat_t *st) {
@@ -1148,17 +1175,11 @@ static int decode_cursor(const char *cursor, size_t n, size_t *root_index, char 
 }
 
 MCPW_EXPORT(list) int32_t files_list(int32_t in_len) {
-	size_t n, cn = 0;
-	char *in = mcpw_input(in_len, &n);
-	if (!in)
-		return mcpw_error(MCPW_INTERNAL, "cannot read the call's input");
-	char *cursor = mcpw_json_string(in, n, "cursor", &cn);
-	free(in);
-	find_roots();
-	if (nroots == 0) {
-		free(cursor);
-		return no_roots();
-	}
+	size_t cn;
+	char *cursor;
+	int32_t rc = begin(in_len, "cursor", &cursor, &cn, NULL, NULL);
+	if (rc != MCPW_OK)
+		return rc;
 	read_config();
 	size_t start = 0;
 	char *after = NULL;
@@ -1400,21 +1421,14 @@ static int32_t read_file(const root *r, const char *rel, const char *full) {
 }
 
 MCPW_EXPORT(read) int32_t files_read(int32_t in_len) {
-	size_t n, un = 0;
-	char *in = mcpw_input(in_len, &n);
-	if (!in)
-		return mcpw_error(MCPW_INTERNAL, "cannot read the call's input");
-	char *uri = mcpw_json_string(in, n, "uri", &un);
-	free(in);
-	find_roots();
-	if (nroots == 0) {
-		free(uri);
-		return no_roots();
-	}
+	size_t un;
+	char *uri;
+	int32_t rc = begin(in_len, "uri", &uri, &un, NULL, NULL);
+	if (rc != MCPW_OK)
+		return rc;
 	read_config();
 	const char *rel;
 	char *full;
-	int32_t rc;
 	root *r = locate(uri ? uri : "", uri ? un : 0, &rel, &full, &rc);
 	free(uri);
 	if (!r) {
@@ -1451,17 +1465,14 @@ static void buf_template(mcpw_buf *b, const root *r) {
 }
 
 MCPW_EXPORT(templates) int32_t files_templates(int32_t in_len) {
-	size_t n, cn = 0;
-	char *in = mcpw_input(in_len, &n);
-	if (!in)
-		return mcpw_error(MCPW_INTERNAL, "cannot read the call's input");
-	char *cursor = mcpw_json_string(in, n, "cursor", &cn);
-	free(in);
+	size_t cn;
+	char *cursor;
+	int32_t rc = begin(in_len, "cursor", &cursor, &cn, NULL, NULL);
+	if (rc != MCPW_OK)
+		return rc;
+	int paged = cursor && cn > 0;
 	free(cursor);
-	find_roots();
-	if (nroots == 0)
-		return no_roots();
-	if (cursor && cn > 0)
+	if (paged)
 		return mcpw_error(MCPW_INVALID_PARAMS, "unknown cursor: templates has a single page");
 	mcpw_out("{\"resourceTemplates\":[");
 	for (size_t i = 0; i < nroots && i < MAX_LIST_ITEMS; i++) {
@@ -1821,17 +1832,11 @@ static void refresh(const target *t, pathset *updated, problem *pr) {
 }
 
 MCPW_EXPORT(changes) int32_t files_changes(int32_t in_len) {
-	size_t n, cn = 0;
-	char *in = mcpw_input(in_len, &n);
-	if (!in)
-		return mcpw_error(MCPW_INTERNAL, "cannot read the call's input");
-	char *cursor = mcpw_json_string(in, n, "cursor", &cn);
-	find_roots();
-	if (nroots == 0) {
-		free(in);
-		free(cursor);
-		return no_roots();
-	}
+	size_t n, cn;
+	char *in, *cursor;
+	int32_t rc = begin(in_len, "cursor", &cursor, &cn, &in, &n);
+	if (rc != MCPW_OK)
+		return rc;
 	read_config();
 	target *t = NULL;
 	size_t nt = 0;
