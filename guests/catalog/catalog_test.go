@@ -5,15 +5,11 @@
 package catalog_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -189,33 +185,7 @@ func canonical(t *testing.T, v any) string {
 // go-sdk client over stdio, speaking revision.
 func serve(t *testing.T, wasm, revision string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, testguest.Binary(t), "serve", "--module", wasm, "--page-size", "2",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), "--log-level", "error")
-	client := mcp.NewClient(&mcp.Implementation{Name: "catalog-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-// mcpOutcome is a result or a JSON-RPC error, comparable across servers.
-type mcpOutcome struct {
-	Result any    `json:",omitempty"`
-	Code   int64  `json:",omitempty"`
-	Error  string `json:",omitempty"`
-}
-
-func mcpRecord[T any](r T, err error) mcpOutcome {
-	if err != nil {
-		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
-			return mcpOutcome{Code: werr.Code, Error: werr.Message}
-		}
-		return mcpOutcome{Error: err.Error()}
-	}
-	return mcpOutcome{Result: r}
+	return testguest.Serve(t, 60*time.Second, revision, "--module", wasm, "--page-size", "2")
 }
 
 // mcpTranscript asks the server everything a client can ask of the catalog.
@@ -234,12 +204,12 @@ func mcpTranscript(t *testing.T, cs *mcp.ClientSession) map[string]any {
 		}
 	}
 	tr["list"] = pages
-	tr["templates"] = mcpRecord(cs.ListResourceTemplates(ctx, nil))
+	tr["templates"] = testguest.Record(cs.ListResourceTemplates(ctx, nil))
 	for _, u := range readURIs {
-		tr["read "+u] = mcpRecord(cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}))
+		tr["read "+u] = testguest.Record(cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}))
 	}
 	for _, a := range completions {
-		tr["complete "+a.Name+"="+a.Value] = mcpRecord(cs.Complete(ctx, &mcp.CompleteParams{
+		tr["complete "+a.Name+"="+a.Value] = testguest.Record(cs.Complete(ctx, &mcp.CompleteParams{
 			Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "catalog:///items/{id}"},
 			Argument: mcp.CompleteParamsArgument{Name: a.Name, Value: a.Value},
 		}))
@@ -257,12 +227,12 @@ func TestCatalogSameOverMCP(t *testing.T) {
 		t.Run(revision, func(t *testing.T) {
 			ref := mcpTranscript(t, serve(t, reference, revision))
 			require.Len(t, ref["list"], 4, "7 items in MCP pages of 2")
-			require.Equal(t, []string{"banana", "blueberry"}, ref["complete id=b"].(mcpOutcome).Result.(*mcp.CompleteResult).Completion.Values)
+			require.Equal(t, []string{"banana", "blueberry"}, ref["complete id=b"].(testguest.Outcome).Result.(*mcp.CompleteResult).Completion.Values)
 			notFound := int64(-32002) // resource-not-found, -32602 since 2026-07-28
 			if revision == "2026-07-28" {
 				notFound = -32602
 			}
-			require.Equal(t, notFound, ref["read catalog:///items/nope"].(mcpOutcome).Code)
+			require.Equal(t, notFound, ref["read catalog:///items/nope"].(testguest.Outcome).Code)
 			want := canonical(t, ref)
 			for _, s := range sdks[1:] {
 				t.Run(s.name, func(t *testing.T) { // a missing toolchain skips only its SDK

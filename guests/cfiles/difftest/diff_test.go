@@ -9,11 +9,9 @@ package difftest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -411,36 +408,11 @@ func TestFilesChangesSame(t *testing.T) {
 // and connects the official go-sdk client over stdio, speaking revision.
 func serve(t *testing.T, wasm string, f fixture, revision string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	args := []string{"serve", "--module", wasm, "--compile-timeout", "10m", "--config-value", fmt.Sprint("max_file_bytes=", capBytes),
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), "--log-level", "error"}
+	args := []string{"--module", wasm, "--compile-timeout", "10m", "--config-value", fmt.Sprint("max_file_bytes=", capBytes)}
 	for _, g := range f.grants {
 		args = append(args, "--allow-dir", g)
 	}
-	cmd := exec.CommandContext(ctx, testguest.Binary(t), args...)
-	client := mcp.NewClient(&mcp.Implementation{Name: "files-diff-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-type mcpOutcome struct {
-	Result any    `json:",omitempty"`
-	Code   int64  `json:",omitempty"`
-	Error  string `json:",omitempty"`
-}
-
-func mcpRecord[T any](r T, err error) mcpOutcome {
-	if err != nil {
-		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
-			return mcpOutcome{Code: werr.Code, Error: werr.Message}
-		}
-		return mcpOutcome{Error: err.Error()}
-	}
-	return mcpOutcome{Result: r}
+	return testguest.Serve(t, 5*time.Minute, revision, args...)
 }
 
 // mcpTranscript asks the server what a client can: every list page (the
@@ -463,16 +435,16 @@ func mcpTranscript(t *testing.T, cs *mcp.ClientSession, f fixture) map[string]an
 		}
 	}
 	tr["list"] = pages
-	tr["templates"] = mcpRecord(cs.ListResourceTemplates(ctx, nil))
+	tr["templates"] = testguest.Record(cs.ListResourceTemplates(ctx, nil))
 	sort.Strings(listed)
 	for i, u := range append(listed, f.extra...) {
 		if i < len(listed) && i%7 != 0 && !strings.Contains(u, "/sizes/") {
 			continue // a sample of the many files, every size
 		}
-		tr["read "+u] = mcpRecord(cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}))
+		tr["read "+u] = testguest.Record(cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}))
 	}
 	for _, v := range f.dirs {
-		tr["complete "+v] = mcpRecord(cs.Complete(ctx, &mcp.CompleteParams{
+		tr["complete "+v] = testguest.Record(cs.Complete(ctx, &mcp.CompleteParams{
 			Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "file://" + escape(f.main) + "/{+path}"},
 			Argument: mcp.CompleteParamsArgument{Name: "path", Value: v},
 		}))
