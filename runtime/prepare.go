@@ -39,15 +39,22 @@ func prepare(b []byte, cfg ProviderConfig, rc rewriteCache) (*prepared, error) {
 	if cfg.preempt != preemptInstrument {
 		return &prepared{mod: mod, wasm: b}, nil
 	}
-	key := rc.key(b)
-	if out, ok := rc.get(key); ok {
-		return &prepared{mod: mod, wasm: out, cached: true}, nil
+	var key string
+	if rc.dir != "" { // without a cache, no digest to take
+		key = rc.key(b)
+		if out, ok := rc.get(key); ok {
+			return &prepared{mod: mod, wasm: out, cached: true}, nil
+		}
 	}
 	out, err := mod.Instrument(wasmbin.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: instrument: %w", ErrNotModule, err)
 	}
-	return &prepared{mod: mod, wasm: out, store: func() error { return rc.put(key, out) }}, nil
+	p := &prepared{mod: mod, wasm: out}
+	if key != "" {
+		p.store = func() error { return rc.put(key, out) }
+	}
+	return p, nil
 }
 
 // parse runs the structural pass and checks the memory against the

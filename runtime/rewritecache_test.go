@@ -55,6 +55,12 @@ func TestRewriteCache(t *testing.T) {
 		require.Equal(t, fresh, p.wasm, name)
 	}
 
+	off, err := prepare(wasm, NewProviderConfig(), rewriteCache{})
+	require.NoError(t, err)
+	require.False(t, off.cached)
+	require.Nil(t, off.store, "no cache directory: nothing to store")
+	require.Equal(t, fresh, off.wasm)
+
 	other := readFile(t, "../testdata/hostile/good.wasm")
 	p, err := prepare(other, NewProviderConfig(), rc)
 	require.NoError(t, err)
