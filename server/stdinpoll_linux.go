@@ -28,11 +28,21 @@ func pollableInput(in io.Reader) (io.Reader, io.Closer) {
 	if !ok {
 		return in, nil
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+	// The descriptor through Control, not Fd: Fd switches a file Go made
+	// non-blocking (an embedder's os.Pipe) back to blocking.
+	rc, err := f.SyscallConn()
+	if err != nil {
 		return in, nil
 	}
-	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	orig := -1
+	if rc.Control(func(fd uintptr) { orig = int(fd) }) != nil || orig < 0 {
+		return in, nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(orig, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return in, nil
+	}
+	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(orig), syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return in, nil
 	}

@@ -51,6 +51,27 @@ func TestPollableInput_ownDescription(t *testing.T) {
 	require.Equal(t, "hello\n", line)
 }
 
+// TestPollableInput_nonblockingStays: a pipe Go opened itself (an
+// embedder's os.Pipe handed to ServeStdio) is non-blocking and in the
+// poller; looking up its descriptor must not switch it to blocking, as
+// os.File.Fd does for such files.
+func TestPollableInput_nonblockingStays(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	defer r.Close()
+	rc, err := r.SyscallConn()
+	require.NoError(t, err)
+	var rfd uintptr
+	require.NoError(t, rc.Control(func(fd uintptr) { rfd = fd }))
+	require.True(t, nonblocking(t, rfd))
+	in, closer := pollableInput(r)
+	require.NotNil(t, closer)
+	defer closer.Close()
+	require.NotSame(t, r, in)
+	require.True(t, nonblocking(t, rfd), "the caller's pipe was switched to blocking")
+}
+
 // TestPollableInput_notAPipe: a regular file, or a reader that is not a
 // file, is read as it is.
 func TestPollableInput_notAPipe(t *testing.T) {
