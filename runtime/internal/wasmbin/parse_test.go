@@ -39,6 +39,27 @@ func compiles(wasm []byte) bool {
 	return err == nil
 }
 
+// withoutCustom is b, a module Parse accepted, without its custom
+// sections, which the rewrite drops by design. Some that the spec allows
+// wazero refuses: wazero 1.12 reads an empty custom section at the end of
+// a module as io.EOF (testdata/fuzz/FuzzParse/fb5a198616477a39).
+func withoutCustom(t *testing.T, b []byte) []byte {
+	out := append([]byte{}, b[:8]...)
+	r := &reader{b: b, pos: 8}
+	for r.len() > 0 {
+		start := r.pos
+		id, _ := r.byte()
+		size, err := r.u32()
+		require.NoError(t, err)
+		_, err = r.bytes(uint64(size))
+		require.NoError(t, err)
+		if id != secCustom {
+			out = append(out, b[start:r.pos]...)
+		}
+	}
+	return out
+}
+
 // FuzzParse: the structural pass reads untrusted bytes before anything
 // else; it must never panic, never allocate for counts the bytes cannot
 // hold, and whatever it accepts must instrument into a module that parses
@@ -67,7 +88,7 @@ func FuzzParse(f *testing.F) {
 		require.NoError(t, err)
 		_, err = Parse(out, DefaultLimits())
 		require.NoError(t, err, "instrumented module does not parse")
-		require.Equal(t, compiles(b), compiles(out), "instrumentation changed whether wazero accepts the module")
+		require.Equal(t, compiles(withoutCustom(t, b)), compiles(out), "instrumentation changed whether wazero accepts the module")
 	})
 }
 
