@@ -18,18 +18,55 @@ import (
 //
 // files, if not nil, receives the lookups the call made under the granted
 // directories (for the read cache).
+//
+// The functions on the stack while a guest runs (Read, runTracked,
+// guarded, exchange, instance.call) keep small frames: the work before
+// and after the call is in helpers (admit, acquireInstance, conclude,
+// outcome) that have returned by the time wazero is entered. wazero's call
+// loop takes 2.2 KiB of Go stack and a host function more below it; with
+// the MCP layer's frames above, a read on a request goroutine that starts
+// with 8 KiB of stack otherwise outgrows it, and the runtime copies the
+// stack, frame by frame, on every read (about 17 µs of a 1 KiB read over
+// stdio, measured). docs/performance.md has the measurement.
 func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *fileTrack) error {
+	if err := p.admit(); err != nil {
+		return err
+	}
+	defer p.calls.leave()
+	cctx, cancel := context.WithTimeout(ctx, p.cfg.timeout)
+	defer cancel()
+	in, admitted, err := p.acquireInstance(ctx, cctx, op)
+	if admitted {
+		defer p.rt.leave(&p.share)
+	}
+	if err != nil {
+		return err
+	}
+	err = p.exchange(cctx, in, op, input, out)
+	return p.conclude(ctx, in, op, err, validate, files)
+}
+
+// admit enters the provider's calls unless it is closed or quarantined.
+//
+//go:noinline
+func (p *Provider) admit() error {
 	if !p.calls.enter() {
 		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
 	}
-	defer p.calls.leave()
 	if ok, until := p.brk.allow(time.Now()); !ok {
+		p.calls.leave()
 		return fmt.Errorf("%w: provider %q after repeated faults, until %s", abi.ErrQuarantined, p.name, until.Format(time.RFC3339))
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.timeout)
-	defer cancel()
-	admitted, waitStart := false, time.Now()
-	in, err := p.pool.acquire(cctx, func(ctx context.Context) error {
+	return nil
+}
+
+// acquireInstance waits for a global slot and an instance under cctx.
+// admitted reports whether the slot was taken (the caller leaves it).
+//
+//go:noinline
+func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *instance, admitted bool, err error) {
+	waitStart := time.Now()
+	in, err = p.pool.acquire(cctx, func(ctx context.Context) error {
 		if err := p.rt.enter(ctx, &p.share); err != nil {
 			return fmt.Errorf("%w: waiting for a global slot: %w", abi.ErrTimeout, err)
 		}
@@ -37,9 +74,6 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 		return nil
 	})
 	p.observeWait(waitStart)
-	if admitted {
-		defer p.rt.leave(&p.share)
-	}
 	if err != nil {
 		// Only a failed instantiation is the provider's fault; waiting is not.
 		if admitted && isFault(err) && ctx.Err() == nil {
@@ -47,12 +81,20 @@ func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any
 		} else {
 			p.brk.abandon()
 		}
-		return err
+		return nil, admitted, err
 	}
 	if in.track != nil {
 		in.track.reset()
 	}
-	err = p.exchange(cctx, in, op, input, out)
+	return in, admitted, nil
+}
+
+// conclude validates a call's output, hands over its lookups, returns the
+// instance to the pool (or discards it after a fault) and records the
+// outcome.
+//
+//go:noinline
+func (p *Provider) conclude(ctx context.Context, in *instance, op string, err error, validate func() error, files *fileTrack) error {
 	if err == nil && validate != nil {
 		if verr := validate(); verr != nil {
 			err = fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, verr)
@@ -97,6 +139,14 @@ func (p *Provider) exchange(ctx context.Context, in *instance, op string, input 
 	p.stats.calls.Add(1)
 	memBefore := in.memoryBytes()
 	status, err := in.call(ctx, op, st)
+	return p.outcome(ctx, in, op, st, status, err, memBefore, out)
+}
+
+// outcome is what a finished guest call comes to: its logs flushed, then
+// the output decoded into out, the guest's domain error, or a fault.
+//
+//go:noinline
+func (p *Provider) outcome(ctx context.Context, in *instance, op string, st *callState, status uint32, err error, memBefore uint32, out any) error {
 	p.flushLogs(ctx, op, st)
 	if mem := in.memoryBytes(); mem > p.stats.memHighWater.Load() {
 		p.stats.memHighWater.Store(mem)

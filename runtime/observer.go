@@ -64,11 +64,11 @@ func ErrorKind(err error) string {
 	return "other"
 }
 
-// observe reports a finished call to the runtime's observer, if any; it
-// is deferred with a pointer to the call's named error result.
-func (p *Provider) observe(op string, start time.Time, err *error) {
+// observe reports a call that began at start and ended with err to the
+// runtime's observer, if any.
+func (p *Provider) observe(op string, start time.Time, err error) {
 	if o := p.rt.cfg.observer; o != nil {
-		o.ProviderCall(p.name, op, ErrorKind(*err), time.Since(start))
+		o.ProviderCall(p.name, op, ErrorKind(err), time.Since(start))
 	}
 }
 

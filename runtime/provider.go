@@ -131,6 +131,25 @@ func (p *Provider) Templates(ctx context.Context, cursor string) (*abi.Templates
 
 // Read returns the contents of uri, which must lie in the provider's URI space.
 func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error) {
+	if r, err := p.readCached(uri); r != nil || err != nil {
+		return r, err
+	}
+	out := new(abi.ReadResult)
+	var files fileTrack
+	if err := p.runTracked(ctx, abi.OpRead, readInput(uri), out, func() error { return out.Validate(p.space) }, &files); err != nil {
+		return nil, err
+	}
+	p.cacheRead(uri, out, &files)
+	return out, nil
+}
+
+// readCached refuses a URI outside the provider's space and answers a read
+// from the read cache when it can; nil, nil sends the read to the guest.
+// Like every step before and after a guest call, it is not inlined, so
+// its frame is not on the stack while the guest runs (guarded).
+//
+//go:noinline
+func (p *Provider) readCached(uri string) (*abi.ReadResult, error) {
 	if !p.space.OwnsString(uri) { // checked in full, for the error, only when refused
 		if _, err := abi.ParseURI(uri); err != nil {
 			return nil, fmt.Errorf("%w: %w", abi.ErrBadInput, err)
@@ -145,17 +164,18 @@ func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error
 	if cache != nil {
 		p.stats.cacheMisses.Add(1)
 	}
-	var out abi.ReadResult
-	var files fileTrack
-	if err := p.runTracked(ctx, abi.OpRead, readInput(uri), &out, func() error { return out.Validate(p.space) }, &files); err != nil {
-		return nil, err
-	}
-	if cache != nil {
-		if until, ok := cacheable(p.cacheHint(&out), time.Now()); ok && !files.overflow {
-			cache.put(p, uri, &out, until, files.stamps)
+	return nil, nil
+}
+
+// cacheRead keeps a read the guest answered, if its hint allows.
+//
+//go:noinline
+func (p *Provider) cacheRead(uri string, out *abi.ReadResult, files *fileTrack) {
+	if cache := p.rt.reads; cache != nil {
+		if until, ok := cacheable(p.cacheHint(out), time.Now()); ok && !files.overflow {
+			cache.put(p, uri, out, until, files.stamps)
 		}
 	}
-	return &out, nil
 }
 
 // cacheHint is the hint a read is cached by: its own, else the operator's
@@ -204,27 +224,40 @@ func (p *Provider) run(ctx context.Context, op string, in any, out any, validate
 
 // runTracked is run, recording the call's lookups under granted
 // directories into files (when not nil).
-func (p *Provider) runTracked(ctx context.Context, op string, in any, out any, validate func() error, files *fileTrack) (err error) {
-	defer p.observe(op, time.Now(), &err)
+func (p *Provider) runTracked(ctx context.Context, op string, in any, out any, validate func() error, files *fileTrack) error {
+	start := time.Now()
+	input, err := p.callInput(op, in)
+	if err == nil {
+		err = p.guarded(ctx, op, input, out, validate, files)
+	}
+	p.observe(op, start, err)
+	return err
+}
+
+// callInput checks that op can be called and encodes its input.
+//
+//go:noinline
+func (p *Provider) callInput(op string, in any) ([]byte, error) {
 	if p.closed.Load() {
-		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
+		return nil, fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
 	}
 	if !p.ops[op] {
-		return fmt.Errorf("%w: provider %q does not implement %s", abi.ErrUnsupported, p.name, op)
+		return nil, fmt.Errorf("%w: provider %q does not implement %s", abi.ErrUnsupported, p.name, op)
 	}
 	if len(p.space) == 0 {
-		return errors.New("provider not initialized")
+		return nil, errors.New("provider not initialized")
 	}
-	var input []byte
-	if enc, ok := in.(encodedInput); ok {
-		input = enc
-	} else if input, err = json.Marshal(in); err != nil {
-		return fmt.Errorf("%w: encode input: %w", abi.ErrBadInput, err)
+	input, ok := in.(encodedInput)
+	if !ok {
+		var err error
+		if input, err = json.Marshal(in); err != nil {
+			return nil, fmt.Errorf("%w: encode input: %w", abi.ErrBadInput, err)
+		}
 	}
 	if len(input) > maxInput {
-		return fmt.Errorf("%w: input is %d bytes, limit %d", abi.ErrBadInput, len(input), maxInput)
+		return nil, fmt.Errorf("%w: input is %d bytes, limit %d", abi.ErrBadInput, len(input), maxInput)
 	}
-	return p.guarded(ctx, op, input, out, validate, files)
+	return input, nil
 }
 
 // maxInput bounds the input JSON of one call.
