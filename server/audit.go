@@ -69,28 +69,37 @@ func (s *Server) audited(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		start := time.Now()
 		res, err := next(ctx, method, req)
-		who, session := whoOf(ctx, req)
-		e := auditEvent{who: who, session: session, method: method}
-		if t, ok := res.(*callToolResult); ok && t.outcome != nil {
-			// A tool of the view: its line is the resource method's, named.
-			o := t.outcome
-			e.tool, e.uri, e.provider, e.bytes = o.tool, o.uri, o.provider, o.bytes
-			e.decision, e.reason = decisionAllow, ""
-			if o.err != nil {
-				e.decision, e.reason = decide(o.err)
-			}
-		} else {
-			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
-				e.tool = c.Params.Name // a tool not offered
-			}
-			e.uri = uriOf(req)
-			e.provider, e.bytes = s.providerOf(e.uri), servedBytes(res)
-			e.decision, e.reason = decide(err)
-		}
-		e.duration = time.Since(start)
-		s.audit(ctx, e)
+		s.auditCall(ctx, method, req, res, err, start)
 		return res, err
 	}
+}
+
+// auditCall writes the audit line of a request that began at start. It is
+// not inlined into audited, whose frame is on the stack during every call
+// of a provider (Server.read).
+//
+//go:noinline
+func (s *Server) auditCall(ctx context.Context, method string, req mcp.Request, res mcp.Result, err error, start time.Time) {
+	who, session := whoOf(ctx, req)
+	e := auditEvent{who: who, session: session, method: method}
+	if t, ok := res.(*callToolResult); ok && t.outcome != nil {
+		// A tool of the view: its line is the resource method's, named.
+		o := t.outcome
+		e.tool, e.uri, e.provider, e.bytes = o.tool, o.uri, o.provider, o.bytes
+		e.decision, e.reason = decisionAllow, ""
+		if o.err != nil {
+			e.decision, e.reason = decide(o.err)
+		}
+	} else {
+		if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
+			e.tool = c.Params.Name // a tool not offered
+		}
+		e.uri = uriOf(req)
+		e.provider, e.bytes = s.providerOf(e.uri), servedBytes(res)
+		e.decision, e.reason = decide(err)
+	}
+	e.duration = time.Since(start)
+	s.audit(ctx, e)
 }
 
 // coded returns err as a JSON-RPC error, -32600 if it has no code.

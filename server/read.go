@@ -26,11 +26,18 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
+	return readReply(rev, &r), nil
+}
+
+// readReply is the resources/read result of r for revision rev.
+//
+//go:noinline
+func readReply(rev revision, r *aRead) *readResult {
 	out := make([]content, len(r.contents))
 	for i, c := range r.contents {
 		out[i] = contentFor(c, rev)
 	}
-	return &readResult{stateless: newStateless(rev, r.cache), Contents: out}, nil
+	return &readResult{stateless: newStateless(rev, r.cache), Contents: out}
 }
 
 // aRead is what a read served: the contents a client may see, their cache
@@ -46,21 +53,47 @@ type aRead struct {
 // URI, routes it to the one provider whose uri space owns it, applies the
 // operator's filter, checks the contents, and maps every failure to the
 // error the revision gives it.
+//
+// The frames on the stack while the provider runs (this one, readResource,
+// the middleware) stay small: the steps before and after the call are in
+// route and served, which are not inlined. A wasm provider's call needs
+// several KiB of stack below them (runtime.Provider.guarded says why).
 func (s *Server) read(ctx context.Context, rev revision, raw string) (aRead, *jsonrpc.Error) {
-	uri, u, err := checkURI(raw)
-	if err != nil {
-		s.log.Debug("read refused", "reason", err)
-		return aRead{}, invalidParams("%v", err)
+	set, m, uri, jerr := s.route(rev, raw)
+	if jerr != nil {
+		return aRead{}, jerr
 	}
-	set := s.acquire()
 	defer set.release()
-	m := set.owner(u)
-	if m == nil || !m.has(abi.OpRead) || !m.filter.Allows(uri) {
-		return aRead{}, notFound(rev, raw)
-	}
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpRead, func(ctx context.Context) (*abi.ReadResult, error) {
 		return m.p.Read(ctx, uri)
 	})
+	return s.served(ctx, rev, raw, m, res, err)
+}
+
+// route checks the URI raw and finds the provider that may read it, in
+// the provider set it returns acquired (the caller releases it).
+//
+//go:noinline
+func (s *Server) route(rev revision, raw string) (*providerSet, *backend, string, *jsonrpc.Error) {
+	uri, u, err := checkURI(raw)
+	if err != nil {
+		s.log.Debug("read refused", "reason", err)
+		return nil, nil, "", invalidParams("%v", err)
+	}
+	set := s.acquire()
+	m := set.owner(u)
+	if m == nil || !m.has(abi.OpRead) || !m.filter.Allows(uri) {
+		set.release()
+		return nil, nil, "", notFound(rev, raw)
+	}
+	return set, m, uri, nil
+}
+
+// served maps the outcome of m's read of raw: the error the revision gives
+// a failure, or the contents the client may see.
+//
+//go:noinline
+func (s *Server) served(ctx context.Context, rev revision, raw string, m *backend, res *abi.ReadResult, err error) (aRead, *jsonrpc.Error) {
 	if err != nil {
 		switch m.classify(ctx, abi.OpRead, err) {
 		case failNotFound:

@@ -57,8 +57,10 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkRead(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	require.NoError(b, os.WriteFile(filepath.Join(dir, "f.txt"), bytes.Repeat([]byte("a"), 1024), 0o644))
-	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "f.txt"))}).String()
+	// The file mcp-wasm-load files reads: no extension, so the provider
+	// looks at the content to tell text from binary.
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "f"), bytes.Repeat([]byte("abcdefghijklmno\n"), 64), 0o644))
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "f"))}).String()
 
 	load := func(cfg runtime.Config) *runtime.Provider {
 		rt, err := runtime.New(ctx, cfg)
