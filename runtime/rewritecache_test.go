@@ -74,7 +74,7 @@ func TestRewriteCacheStillPreempts(t *testing.T) {
 	spin := readFile(t, "../testdata/hostile/spin.wasm")
 	dir := filepath.Join(t.TempDir(), "cache") // made private by the runtime
 	for i, want := range []bool{false, true} {
-		var log lockedBuffer
+		var log testlog.Buffer
 		rt := newTestRuntime(t, NewConfig().WithCacheDir(dir).WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		p := load(t, rt, spin, NewProviderConfig().WithTimeout(50*time.Millisecond))
 		require.Contains(t, log.String(), "rewrite_cached="+map[bool]string{false: "false", true: "true"}[want], "load %d", i)
@@ -117,6 +117,3 @@ func TestRewriteVersion(t *testing.T) {
 	require.Equal(t, version, rewriteVersion, "rewriteVersion changed: record the digest of this version: %s", got)
 	require.Equal(t, digest, got, "the rewrite of the test modules changed: bump rewriteVersion in rewritecache.go and record the new digest in TestRewriteVersion")
 }
-
-// lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer = testlog.Buffer
