@@ -276,41 +276,6 @@ func paramsStateless(params json.RawMessage) bool {
 	return ok && revision(v).stateless()
 }
 
-// readMembers calls f with each member of the JSON object raw, in order.
-func readMembers(raw json.RawMessage, f func(name string, v json.RawMessage) error) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errors.New("a message must be a JSON object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return errors.New("a message must be a JSON object")
-		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return errors.New("a message must be a JSON object")
-		}
-		if err := f(name, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// jsonString decodes raw if it is a JSON string.
-func jsonString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
 // exactString reports whether the JSON string raw (valid, UTF-8) decodes
 // without loss: every \u escape of a surrogate is half of a pair. Go
 // decodes an unpaired one as U+FFFD, which would echo another string.

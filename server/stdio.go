@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -287,7 +288,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.writeLine(b)
 	}
 	resp = withErrorCode(resp)
-	b, err := jsonrpc.EncodeMessage(resp)
+	b, err := encodeResponse(resp)
 	if err != nil {
 		return fmt.Errorf("encoding response: %w", err)
 	}
@@ -315,6 +316,48 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.writeBatch(bt.answers)
 	}
 	return nil
+}
+
+// encodeResponse is jsonrpc.EncodeMessage(resp), byte for byte, for the
+// response to a call that succeeded: it writes the envelope itself and
+// the result as it is, instead of encoding the envelope by reflection and
+// compacting the result a second time, which was an eighth of the
+// server's CPU per 1 KiB read (docs/performance.md). go-sdk makes every
+// result with its own encoder (jsonrpc2.NewResponse), so it is compact,
+// valid JSON; one with a line break in it (which would end the frame) or
+// any other response goes through EncodeMessage.
+func encodeResponse(resp *jsonrpc.Response) ([]byte, error) {
+	res := resp.Result
+	if resp.Error != nil || len(res) == 0 || bytes.IndexByte(res, '\n') >= 0 || bytes.IndexByte(res, '\r') >= 0 {
+		return jsonrpc.EncodeMessage(resp)
+	}
+	b := make([]byte, 0, len(res)+48) // room for the id and the newline writeLine adds
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	switch id := resp.ID.Raw().(type) {
+	case nil: // no id: omitted, as EncodeMessage omits it
+	case int64:
+		b = strconv.AppendInt(append(b, `,"id":`...), id, 10)
+	case string:
+		if !plainString(id) {
+			return jsonrpc.EncodeMessage(resp)
+		}
+		b = append(append(append(b, `,"id":"`...), id...), '"')
+	default:
+		return jsonrpc.EncodeMessage(resp)
+	}
+	b = append(append(b, `,"result":`...), res...)
+	return append(b, '}'), nil
+}
+
+// plainString reports whether s is printable ASCII without a quote or a
+// backslash: its JSON form is s in quotes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // negotiated reads the protocol version of an initialize result.

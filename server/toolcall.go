@@ -277,7 +277,7 @@ func decodeArgs(raw json.RawMessage, kinds map[string]argKind) (toolArgs, error)
 	if len(raw) == 0 || string(raw) == "null" {
 		return args, nil
 	}
-	if raw[0] != '{' {
+	if raw[0] != '{' || !json.Valid(raw) { // readMembers reads valid JSON only
 		return args, errors.New("arguments must be a JSON object")
 	}
 	err := readMembers(raw, func(name string, v json.RawMessage) error {
