@@ -80,6 +80,9 @@ func (s *Server) audited(next mcp.MethodHandler) mcp.MethodHandler {
 //
 //go:noinline
 func (s *Server) auditCall(ctx context.Context, method string, req mcp.Request, res mcp.Result, err error, start time.Time) {
+	if !s.auditLog.Enabled(ctx, slog.LevelInfo) {
+		return // off, or below the log's level: find nothing out
+	}
 	who, session := whoOf(ctx, req)
 	e := auditEvent{who: who, session: session, method: method}
 	if t, ok := res.(*callToolResult); ok && t.outcome != nil {

@@ -45,6 +45,9 @@ func checkURI(raw string) (string, *url.URL, error) {
 		return "", nil, fmt.Errorf("%w: '.' and '..' path segments are not allowed", errHostileURI)
 	}
 	norm := normalize(raw, u)
+	if norm == raw { // as most are: the parse already made is the one
+		return raw, u, nil
+	}
 	nu, err := url.Parse(norm)
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: does not parse after normalization", errHostileURI)
@@ -63,7 +66,7 @@ func hasDotSegment(u *url.URL) bool {
 		}
 		p = dec
 	}
-	for _, seg := range strings.Split(p, "/") {
+	for seg := range strings.SplitSeq(p, "/") {
 		if seg == "." || seg == ".." {
 			return true
 		}
@@ -75,9 +78,13 @@ func hasDotSegment(u *url.URL) bool {
 // other byte as the client sent it (re-encoding could change which resource
 // a provider resolves).
 func normalize(raw string, u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
+	scheme := strings.ToLower(u.Scheme) // net/url lowers it already; raw may not
 	rest := raw[len(u.Scheme)+1:]
+	same := scheme == raw[:len(u.Scheme)]
 	if !strings.HasPrefix(rest, "//") {
+		if same {
+			return raw
+		}
 		return scheme + ":" + rest
 	}
 	auth := rest[2:]
@@ -85,5 +92,8 @@ func normalize(raw string, u *url.URL) string {
 	if end < 0 {
 		end = len(auth)
 	}
-	return scheme + "://" + strings.ToLower(auth[:end]) + auth[end:]
+	if host := strings.ToLower(auth[:end]); !same || host != auth[:end] {
+		return scheme + "://" + host + auth[end:]
+	}
+	return raw
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -52,4 +53,33 @@ func Test_checkURI(t *testing.T) {
 			require.Equal(t, strings.ToLower(u.Scheme), u.Scheme)
 		})
 	}
+}
+
+// FuzzCheckURI: an accepted URI comes back with its scheme and authority
+// lower-cased and every other byte as sent, and with the parse of exactly
+// that string, whether or not it had to be lowered.
+func FuzzCheckURI(f *testing.F) {
+	for _, s := range []string{"file:///tmp/f", "NOTES:///hello", "notes:x", "Notes:X/Y", "https://Example.COM/A?b#c",
+		"s://h", "s://H:80/p?q", "a:b/../c", "file:///%2e%2e/x", "x://user@h/", "%41:b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		norm, u, err := checkURI(raw)
+		if err != nil {
+			return
+		}
+		scheme, rest, _ := strings.Cut(raw, ":")
+		want := strings.ToLower(scheme) + ":" + rest
+		if auth, ok := strings.CutPrefix(rest, "//"); ok {
+			end := strings.IndexAny(auth, "/?#")
+			if end < 0 {
+				end = len(auth)
+			}
+			want = strings.ToLower(scheme) + "://" + strings.ToLower(auth[:end]) + auth[end:]
+		}
+		require.Equal(t, want, norm)
+		parsed, err := url.Parse(norm)
+		require.NoError(t, err)
+		require.Equal(t, parsed, u, "the parse of %q", norm)
+	})
 }
