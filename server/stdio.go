@@ -148,12 +148,8 @@ func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.
 func (c *stdioConn) SessionID() string { return "" }
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	readCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	unhook := context.AfterFunc(c.stop, cancel)
-	defer unhook()
 	for len(c.queue) == 0 {
-		f := c.next(readCtx)
+		f := c.next(ctx)
 		if f.err != nil && len(f.line) == 0 && !f.tooLong {
 			if c.stop.Err() != nil && ctx.Err() == nil {
 				f.err = errStopped
@@ -172,7 +168,8 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, nil
 }
 
-// next returns the next line, or why there is none.
+// next returns the next line, or why there is none: the end of ctx or of
+// the serving context (c.stop) ends the wait as well.
 func (c *stdioConn) next(ctx context.Context) frameOrErr {
 	if err := c.lastErr; err != nil {
 		return frameOrErr{err: err}
@@ -182,6 +179,8 @@ func (c *stdioConn) next(ctx context.Context) frameOrErr {
 		return f
 	case <-ctx.Done():
 		return frameOrErr{err: ctx.Err()}
+	case <-c.stop.Done():
+		return frameOrErr{err: context.Canceled}
 	case <-c.closed:
 		return frameOrErr{err: io.EOF}
 	}
