@@ -959,9 +959,31 @@ static int text_type(const char *m) {
 	return 0;
 }
 
+static int control_ok(unsigned char c) { return c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b; }
+
+/* looks_text: no control byte but tab, newline, return, form feed and
+ * escape. Eight bytes at a time, as utf8_valid: each of the expressions
+ * below sets the high bit of exactly the bytes it names (no carry crosses
+ * a byte), so a word of printable bytes and newlines, nearly every word of
+ * a text, is passed whole; only a word with another control byte is looked
+ * at byte by byte. */
 static int looks_text(const unsigned char *p, size_t n) {
-	for (size_t i = 0; i < n; i++)
-		if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' && p[i] != '\f' && p[i] != 0x1b)
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, high = 0x8080808080808080u;
+	size_t i = 0;
+	for (; n - i >= 8; i += 8) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		uint64_t control = ~((x & low7) + 0x6060606060606060u) & ~x & high; /* bytes < 0x20 */
+		uint64_t y = x ^ 0x0a0a0a0a0a0a0a0au;
+		uint64_t newline = ~(((y & low7) + low7) | y) & high; /* bytes == '\n' */
+		if (!(control & ~newline))
+			continue;
+		for (size_t j = i; j < i + 8; j++)
+			if (p[j] < 0x20 && !control_ok(p[j]))
+				return 0;
+	}
+	for (; i < n; i++)
+		if (p[i] < 0x20 && !control_ok(p[i]))
 			return 0;
 	return 1;
 }

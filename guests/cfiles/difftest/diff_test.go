@@ -88,6 +88,21 @@ func newFixture(t *testing.T) fixture {
 	for i := range 1100 {
 		files[fmt.Sprintf("many/f%04d.txt", i)] = []byte(fmt.Sprintf("file %d\n", i))
 	}
+	// The text sniff of a file without a type: every control byte (and
+	// DEL and a high byte) in every lane of a word, in the tail after the
+	// last whole word, and next to newlines, which the sniff passes whole.
+	for _, c := range append([]byte{0x7f, 0x80}, func() (b []byte) {
+		for c := range byte(0x20) {
+			b = append(b, c)
+		}
+		return b
+	}()...) {
+		for _, at := range []int{0, 3, 7, 8, 9, 15, 16, 22} {
+			body := []byte("abc\ndefghij\nklmnop\nqrs\n")[:23]
+			body[at] = c
+			files[fmt.Sprintf("sniff/%02x-%02d", c, at)] = body
+		}
+	}
 	for rel, body := range files {
 		write(t, at(rel), body)
 	}
