@@ -617,7 +617,6 @@ static void entries_free(entries *es) {
 	es->n = 0;
 }
 
-static int entry_cmp(const void *a, const void *b) { return entry_order(a, b); }
 
 static const __wasi_rights_t dir_rights = __WASI_RIGHTS_FD_READDIR | __WASI_RIGHTS_FD_FILESTAT_GET | __WASI_RIGHTS_PATH_OPEN |
 					  __WASI_RIGHTS_PATH_FILESTAT_GET | __WASI_RIGHTS_FD_READ;
@@ -669,6 +668,20 @@ static void heap_up(entry *v, size_t i) {
 		v[i] = v[parent];
 		v[parent] = t;
 		i = parent;
+	}
+}
+
+/* sort_entries sorts v by name: a heap sort, since a bounded read leaves
+ * its names in a max-heap already, with the comparison inlined (libc's
+ * qsort calls it through a pointer and moves entries with memcpy). */
+static void sort_entries(entry *v, size_t n) {
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(v, n, i);
+	for (size_t end = n; end > 1; end--) {
+		entry t = v[0];
+		v[0] = v[end - 1];
+		v[end - 1] = t;
+		heap_down(v, end - 1, 0);
 	}
 }
 
@@ -831,7 +844,7 @@ static __wasi_errno_t read_dir(const root *r, const char *dir, entries *out, bou
 		out->v[w++] = e;
 	}
 	out->n = w;
-	qsort(out->v, out->n, sizeof *out->v, entry_cmp);
+	sort_entries(out->v, out->n);
 	return 0;
 }
 
