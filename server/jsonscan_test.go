@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -152,4 +153,29 @@ func FuzzEncodeResponse(f *testing.F) {
 			require.Equal(t, string(want), string(got))
 		}
 	})
+}
+
+// TestJSONFastPathsAllocate: reading a request's members allocates only
+// their names (encoding/json's Decoder made a token and a copy of every
+// member besides), and the answer to a call is one allocation (the line), not
+// EncodeMessage's reflection and second pass over the result, which a
+// fallback taken by mistake would bring back.
+func TestJSONFastPathsAllocate(t *testing.T) {
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///tmp/f"}}`)
+	n := 0
+	count := func(string, json.RawMessage) error { n++; return nil }
+	require.Equal(t, 4.0, testing.AllocsPerRun(100, func() { _ = readMembers(frame, count) }), "one per member name")
+	require.Equal(t, 4*101, n)
+
+	result := json.RawMessage(`{"contents":[{"uri":"file:///tmp/f","text":"` + strings.Repeat("a", 1024) + `"}]}`)
+	for _, id := range []any{float64(1<<53 - 1), "request-7"} {
+		rid, err := jsonrpc.MakeID(id)
+		require.NoError(t, err)
+		resp := &jsonrpc.Response{ID: rid, Result: result}
+		require.Equal(t, 1.0, testing.AllocsPerRun(100, func() {
+			b, err := encodeResponse(resp)
+			_ = append(b, '\n') // as writeLine does: within the capacity
+			require.NoError(t, err)
+		}), "id %v", id)
+	}
 }

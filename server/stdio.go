@@ -330,7 +330,12 @@ func encodeResponse(resp *jsonrpc.Response) ([]byte, error) {
 	if resp.Error != nil || len(res) == 0 || bytes.IndexByte(res, '\n') >= 0 || bytes.IndexByte(res, '\r') >= 0 {
 		return jsonrpc.EncodeMessage(resp)
 	}
-	b := make([]byte, 0, len(res)+48) // room for the id and the newline writeLine adds
+	const frame = len(`{"jsonrpc":"2.0","id":"","result":}`) + 1 // and the newline writeLine adds
+	idLen := 20                                                  // an int64's digits
+	if id, ok := resp.ID.Raw().(string); ok {
+		idLen = len(id)
+	}
+	b := make([]byte, 0, frame+idLen+len(res))
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	switch id := resp.ID.Raw().(type) {
 	case nil: // no id: omitted, as EncodeMessage omits it
