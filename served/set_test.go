@@ -58,9 +58,6 @@ func publishTo(srv *server.Server) Publish {
 	return func(next []*Provider) (<-chan struct{}, error) { return srv.SetProviders(serverProviders(next)...) }
 }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer = testlog.Buffer
-
 // filesConfig is a config serving the embedded files provider (files.wasm
 // in dir) over the directory named data, mapped to /data in the guest so
 // that a reload to another directory keeps the URIs (file:///data/...).
@@ -72,7 +69,7 @@ func filesConfig(data string, pool int) string {
 // directories a/ and b/ whose same.txt differ, and mcp.json.
 type reloadFixture struct {
 	dir, path string
-	logs      *syncBuffer
+	logs      *testlog.Buffer
 	set       *Set
 	cs        *mcp.ClientSession
 	listed    atomic.Int64 // list_changed notifications received
@@ -87,7 +84,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 // revision.
 func newReloadFixtureRevision(t *testing.T, revision string) *reloadFixture {
 	t.Helper()
-	f := &reloadFixture{dir: t.TempDir(), logs: &syncBuffer{}}
+	f := &reloadFixture{dir: t.TempDir(), logs: &testlog.Buffer{}}
 	f.path = filepath.Join(f.dir, "mcp.json")
 	wasm, err := os.ReadFile(filesWasm(t))
 	require.NoError(t, err)

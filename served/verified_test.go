@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
@@ -243,7 +244,7 @@ func TestReload_refusesAnUnverifiedModule(t *testing.T) {
 	reread := func() (*config.Config, error) { return config.Read(path, noEnv) }
 	cfg, err := reread()
 	require.NoError(t, err)
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	loader := NewLoader(newTestRuntime(t), newRegistry(t, dir).resolve, log)
 	first, err := loader.Load(t.Context(), cfg)

@@ -9,10 +9,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
 // auditLines returns the audit lines in logs.
-func auditLines(logs *logBuffer) []string {
+func auditLines(logs *testlog.Buffer) []string {
 	var out []string
 	for _, l := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(l, "audit=true") {

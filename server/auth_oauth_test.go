@@ -12,11 +12,12 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/server/auth"
 	"github.com/mcp-wasm/mcp-wasm/server/auth/authtest"
 )
 
-func oauthServer(t testing.TB, iss *authtest.Issuer, scopes ...string) (string, *logBuffer) {
+func oauthServer(t testing.TB, iss *authtest.Issuer, scopes ...string) (string, *testlog.Buffer) {
 	t.Helper()
 	log, buf := newLogger()
 	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithLogger(log))

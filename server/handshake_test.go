@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
 // beforeInitialize are calls of every method a client may send, with valid
@@ -34,7 +36,7 @@ var beforeInitialize = []string{
 func TestServeStdio_handshakeGate(t *testing.T) {
 	for _, rev := range allRevisions[:len(allRevisions)-1] {
 		t.Run(rev, func(t *testing.T) {
-			buf := &logBuffer{}
+			buf := &testlog.Buffer{}
 			log := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			s := newServer(t, NewConfig().WithProviders(notesProvider()).WithLogger(log).WithAuditLogger(slog.New(slog.DiscardHandler)))
 			w := newRawWire(t, s)

@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/mcp-wasm/mcp-wasm/abi"
-	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
-	"github.com/mcp-wasm/mcp-wasm/server/servertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
+	"github.com/mcp-wasm/mcp-wasm/server/servertest"
 )
 
 // testKey makes cursors reproducible in tests.
@@ -27,11 +28,8 @@ var pngBytes = []byte{
 	0x42, 0x60, 0x82,
 }
 
-// logBuffer collects log output for assertions.
-type logBuffer = testlog.Buffer
-
-func newLogger() (*slog.Logger, *logBuffer) {
-	b := &logBuffer{}
+func newLogger() (*slog.Logger, *testlog.Buffer) {
+	b := &testlog.Buffer{}
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 

@@ -19,16 +19,13 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
-// syncBuffer is what the server goroutine writes while the test reads.
-type syncBuffer = testlog.Buffer
-
 var servingRE = regexp.MustCompile(`serving MCP on (\S+)`)
 
 // TestServeNativeThenRun serves the native fixtures, loads them for a
 // moment in both eras, and checks the JSON report.
 func TestServeNativeThenRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	stderr := &syncBuffer{}
+	stderr := &testlog.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"mcp-wasm-load", "serve-native"}, io.Discard, stderr) }()
 	var url string

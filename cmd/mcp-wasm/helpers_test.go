@@ -32,9 +32,6 @@ func writeConfig(t *testing.T, text string) string {
 	return path
 }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer = testlog.Buffer
-
 // filesConfig is a config serving the embedded files provider (files.wasm
 // in dir) over the directory named data, mapped to /data in the guest so
 // that a reload to another directory keeps the URIs (file:///data/...).
@@ -57,7 +54,7 @@ func uriIn(t testing.TB, dir, rel string) string {
 // directories a/ and b/ whose same.txt differ, and mcp.json, with a client.
 type reloadFixture struct {
 	dir, path string
-	logs      *syncBuffer
+	logs      *testlog.Buffer
 	cs        *mcp.ClientSession
 	listed    atomic.Int64 // list_changed notifications received
 }

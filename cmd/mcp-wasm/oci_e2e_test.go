@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
 // Providers through a registry: go-containerregistry's in-process registry
@@ -198,7 +199,7 @@ func TestE2E_OCILockAndPolicy(t *testing.T) {
 
 	// serve the locked config; a reload to the wrongly signed tag is refused
 	// and the signed provider keeps serving.
-	var logs syncBuffer
+	var logs testlog.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), "serve", "--config", path, "--log-level", "info")

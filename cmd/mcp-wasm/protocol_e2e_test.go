@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
 // TestE2E_cursorCycle: a real guest whose list cursors cycle (a, b, a, ...;
@@ -27,7 +28,7 @@ func TestE2E_cursorCycle(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", testguest.CompileCache(),
 				"--module", cycle, "--module", notes, "--page-size", pageSize)
-			stderr := &syncBuffer{}
+			stderr := &testlog.Buffer{}
 			cmd.Stderr = stderr
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 			require.NoError(t, err)

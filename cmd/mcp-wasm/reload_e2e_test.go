@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
 // TestE2E_HotReload runs the real binary with --config and a go-sdk client
@@ -26,7 +27,7 @@ import (
 func TestE2E_HotReload(t *testing.T) { hotReload(t, "2025-11-25") }
 
 func hotReload(t *testing.T, revision string) {
-	f := &reloadFixture{dir: t.TempDir(), logs: &syncBuffer{}}
+	f := &reloadFixture{dir: t.TempDir(), logs: &testlog.Buffer{}}
 	f.path = filepath.Join(f.dir, "mcp.json")
 	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "files.wasm"), defaultprovider.Wasm(), 0o644))
 	for _, d := range []string{"a", "b"} {
