@@ -617,7 +617,6 @@ static void entries_free(entries *es) {
 	es->n = 0;
 }
 
-
 static const __wasi_rights_t dir_rights = __WASI_RIGHTS_FD_READDIR | __WASI_RIGHTS_FD_FILESTAT_GET | __WASI_RIGHTS_PATH_OPEN |
 					  __WASI_RIGHTS_PATH_FILESTAT_GET | __WASI_RIGHTS_FD_READ;
 
@@ -885,8 +884,6 @@ static __wasi_errno_t lstat_chain(const root *r, const char *rel, __wasi_filesta
 	return err;
 }
 
-/* ---- timestamps: RFC 3339 in UTC, as Go's time.RFC3339Nano ---- */
-
 /* buf_uint appends v in decimal. */
 static void buf_uint(mcpw_buf *b, uint64_t v) {
 	char t[20];
@@ -897,6 +894,8 @@ static void buf_uint(mcpw_buf *b, uint64_t v) {
 	} while (v);
 	mcpw_buf_append(b, t + i, sizeof t - i);
 }
+
+/* ---- timestamps: RFC 3339 in UTC, as Go's time.RFC3339Nano ---- */
 
 static void buf_timestamp(mcpw_buf *b, __wasi_timestamp_t ts) {
 	int64_t ns = (int64_t)ts;
