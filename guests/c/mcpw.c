@@ -393,13 +393,37 @@ static int32_t send(int32_t status) {
 
 int32_t mcpw_ok(void) { return send(MCPW_OK); }
 
+/* MAX_TEXT_FIELD is the ABI's bound on a text field such as an error's
+ * message (abi.MaxTextField). */
+#define MAX_TEXT_FIELD 4096
+
+/* text_fits returns how many bytes of s[0..n) go into a text field of at
+ * most max bytes as mcpw_buf_json_string sends them: a valid character as
+ * it is, an invalid byte as U+FFFD (three bytes). The cut falls between
+ * characters. */
+static size_t text_fits(const char *s, size_t n, size_t max) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, sent = 0;
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		size_t w = k ? k : 3;
+		if (sent + w > max)
+			break;
+		sent += w;
+		i += k ? k : 1;
+	}
+	return i;
+}
+
 int32_t mcpw_error(const char *code, const char *message) {
 	out_reset();
 	mcpw_out("{\"code\":");
 	mcpw_out_json_cstr(code);
 	if (message && *message) {
+		/* Cut, as every SDK cuts it: a message that echoes a long input
+		 * must not turn a refusal into an ABI violation. */
 		mcpw_out(",\"message\":");
-		mcpw_out_json_cstr(message);
+		mcpw_out_json_string(message, text_fits(message, strlen(message), MAX_TEXT_FIELD));
 	}
 	mcpw_out("}");
 	send(MCPW_ERROR);

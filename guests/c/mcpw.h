@@ -180,7 +180,8 @@ void mcpw_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 int32_t mcpw_ok(void);
 /* Discards the output, sends {"code":code,"message":message} and returns
  * MCPW_ERROR. code is one of MCPW_NOT_FOUND, MCPW_INVALID_PARAMS,
- * MCPW_INTERNAL; message may be NULL and is escaped. */
+ * MCPW_INTERNAL; message may be NULL and is escaped, and cut (between
+ * characters) to the 4096 bytes the ABI allows. */
 int32_t mcpw_error(const char *code, const char *message);
 
 /* ---- Logging and configuration ---- */

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,6 +136,36 @@ func TestCUTF8Valid(t *testing.T) {
 			require.Equal(t, in, *res.Contents[0].Text)
 		} else {
 			require.ErrorIs(t, err, abi.ErrViolation, "the host checks raw text whatever the guest said: %q", in)
+		}
+	}
+}
+
+// TestCErrorMessageCut: mcpw_error cuts a message to the 4096 bytes the ABI
+// allows, counting as it sends (an invalid byte goes as U+FFFD, three
+// bytes) and cutting between characters, so a message that echoes a long
+// input stays the provider's refusal, never an ABI violation. Each piece is
+// repeated to just under, at and past the bound, with the bound falling
+// inside a character for the multi-byte ones.
+func TestCErrorMessageCut(t *testing.T) {
+	for _, piece := range []string{"a", "é", "€", "😀", "\xff", "a\xe2\x82"} {
+		sent := len(strings.ToValidUTF8(piece, "\uFFFD"))
+		if !utf8.ValidString(piece) {
+			sent = 0 // each invalid byte is sent as U+FFFD
+			for _, r := range []byte(piece) {
+				if r < 0x80 {
+					sent++
+				} else {
+					sent += 3
+				}
+			}
+		}
+		for _, reps := range []int{abi.MaxTextField/sent - 1, abi.MaxTextField / sent, abi.MaxTextField/sent + 1, 3 * abi.MaxTextField / sent} {
+			p := sdkProbe(t, runtime.Grants{Config: map[string]string{
+				"b64": base64.StdEncoding.EncodeToString([]byte(piece)), "reps": strconv.Itoa(reps)}, HTTP: unused})
+			_, err := p.Read(t.Context(), "sdk:///error")
+			require.ErrorIs(t, err, abi.ErrInvalidParams, "%q x%d", piece, reps)
+			require.NotErrorIs(t, err, abi.ErrViolation, "%q x%d", piece, reps)
+			require.Zero(t, p.Stats().Faults, "%q x%d", piece, reps)
 		}
 	}
 }

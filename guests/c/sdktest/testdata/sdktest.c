@@ -10,6 +10,8 @@
  *   sdk:///utf8    mcpw_utf8_valid of each space-separated base64 input in
  *                  config "b64": one letter each, v (valid) or i
  *   sdk:///rawtext those bytes through mcpw_out_valid_text_content, valid or not
+ *   sdk:///error   mcpw_error(MCPW_INVALID_PARAMS, ...) with those bytes
+ *                  repeated config "reps" times
  */
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,25 @@ static int32_t rawtext(void) {
 	return mcpw_ok();
 }
 
+static int32_t long_error(void) {
+	const char *s = config("b64");
+	size_t n = 0;
+	unsigned char *d = s ? mcpw_base64_decode(s, strlen(s), &n) : NULL;
+	const char *r = config("reps");
+	size_t reps = r ? strtoul(r, NULL, 10) : 0;
+	if (!d || n == 0 || reps == 0 || reps > 100000) {
+		free(d);
+		return mcpw_error(MCPW_INTERNAL, "config b64 and reps not granted or malformed");
+	}
+	mcpw_buf b = MCPW_BUF_INIT;
+	for (size_t i = 0; i < reps; i++)
+		mcpw_buf_append(&b, (const char *)d, n);
+	free(d);
+	int32_t rc = mcpw_error(MCPW_INVALID_PARAMS, b.data);
+	mcpw_buf_free(&b);
+	return rc;
+}
+
 MCPW_EXPORT(read) int32_t sdk_read(int32_t in_len) {
 	size_t n;
 	char *in = mcpw_input(in_len, &n);
@@ -159,6 +180,8 @@ MCPW_EXPORT(read) int32_t sdk_read(int32_t in_len) {
 		rc = utf8();
 	else if (strcmp(uri, "sdk:///rawtext") == 0)
 		rc = rawtext();
+	else if (strcmp(uri, "sdk:///error") == 0)
+		rc = long_error();
 	else
 		rc = mcpw_error(MCPW_NOT_FOUND, "no such probe");
 	free(uri);
