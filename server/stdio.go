@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -54,10 +55,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	})
 	defer unhook()
 	err := s.mcp.Run(runCtx, stdioTransport{c})
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, errStopped) || ctx.Err() != nil {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, errStopped) || peerGone(err) || ctx.Err() != nil {
 		return nil
 	}
 	return fmt.Errorf("serving stdio: %w", err)
+}
+
+// peerGone reports whether err is a write to a client that closed its end
+// of the output (a pipe with no reader left). Like the end of its input,
+// that is the client ending the session, not the server failing: nothing
+// written after it can reach anyone.
+func peerGone(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 // errStopped ends the input when the serving context is done.

@@ -3,9 +3,11 @@ package server
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,6 +87,48 @@ func TestServer_ServeStdio_stopFinishesInFlight(t *testing.T) {
 	}
 	_ = inW.Close()
 }
+
+// TestServer_ServeStdio_peerGone: a client that closes its end of the
+// output ends the session like the end of its input: ServeStdio returns
+// nil. Any other failure to write is still an error.
+func TestServer_ServeStdio_peerGone(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(slowProvider(0)))
+	for _, tc := range []struct {
+		name string
+		out  func() io.Writer
+		want error
+	}{
+		{"closed pipe", func() io.Writer { r, w := io.Pipe(); _ = r.Close(); return w }, nil},
+		{"broken pipe", func() io.Writer { return failingWriter{syscall.EPIPE} }, nil},
+		{"other", func() io.Writer { return failingWriter{errDiskFull} }, errDiskFull},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			defer inW.Close()
+			done := make(chan error, 1)
+			go func() { done <- s.ServeStdio(t.Context(), inR, tc.out()) }()
+			_, err := inW.Write([]byte(readLine(1, "slow:///a")))
+			require.NoError(t, err)
+			select {
+			case err := <-done:
+				if tc.want == nil {
+					require.NoError(t, err)
+				} else {
+					require.ErrorIs(t, err, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("ServeStdio did not return after its output failed")
+			}
+		})
+	}
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+// failingWriter fails every write with err.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 // TestServer_ServeStdio_garbage: malformed framing ends the session with an
 // error, without a panic.
