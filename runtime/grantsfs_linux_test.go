@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestGrantFilesClosedWithInstance(t *testing.T) {
 	got, err := probe(t, p, "r3a.txt")
 	require.NoError(t, err)
 	require.Equal(t, "fine", got)
-	before := openFDs(t)
+	before := openFDs(t, dir)
 
 	const leaked = 50
 	for range leaked {
@@ -77,26 +78,40 @@ func TestGrantFilesClosedWithInstance(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "deep", got)
 	}
-	require.Equal(t, before+leaked, openFDs(t), "each open the guest left is one host descriptor")
+	require.Equal(t, before+leaked, openFDs(t, dir), "each open the guest left is one host descriptor")
 	_, err = probe(t, p, "t3sub/b.txt") // one more left open, then a trap
 	require.ErrorIs(t, err, abi.ErrTrap)
 	got, err = probe(t, p, "r3a.txt") // on a fresh instance
 	require.NoError(t, err)
 	require.Equal(t, "fine", got)
-	require.Equal(t, before, openFDs(t), "the trapped instance's files were not closed")
+	require.Equal(t, before, openFDs(t, dir), "the trapped instance's files were not closed")
 
 	for range leaked {
 		_, err := probe(t, p, "l3sub/b.txt")
 		require.NoError(t, err)
 	}
 	require.NoError(t, p.Close(t.Context()))
-	require.LessOrEqual(t, openFDs(t), before, "the closed provider's files were not closed")
+	require.LessOrEqual(t, openFDs(t, dir), before, "the closed provider's files were not closed")
 }
 
-// openFDs counts this process's open file descriptors.
-func openFDs(t *testing.T) int {
+// openFDs counts this process's open file descriptors on dir or anything
+// under it. Descriptors elsewhere do not count: other tests' providers may
+// still be closing, and the runtime opens files of its own.
+func openFDs(t *testing.T, dir string) int {
 	t.Helper()
+	dir, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
 	entries, err := os.ReadDir("/proc/self/fd")
 	require.NoError(t, err)
-	return len(entries) - 1 // the directory read itself
+	n := 0
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err != nil {
+			continue // closed meanwhile, or the directory read itself
+		}
+		if target == dir || strings.HasPrefix(target, dir+string(filepath.Separator)) {
+			n++
+		}
+	}
+	return n
 }
