@@ -33,9 +33,13 @@ func newPool(size int, create func(ctx context.Context) (*instance, error)) *poo
 // provider cannot starve the others.
 func (p *pool) acquire(ctx context.Context, admit func(context.Context) error) (*instance, error) {
 	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: waiting for a free instance: %w", abi.ErrTimeout, ctx.Err())
+	case p.slots <- struct{}{}: // a free slot: ctx is not consulted
+	default:
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: waiting for a free instance: %w", abi.ErrTimeout, ctx.Err())
+		}
 	}
 	if err := admit(ctx); err != nil {
 		<-p.slots

@@ -52,8 +52,17 @@ func (s *slots) canTake(sh *share) bool {
 // acquire takes a slot for sh, waiting until ctx is done. A new call
 // queues behind waiters that go first by the rules above; dispatch decides.
 func (s *slots) acquire(ctx context.Context, sh *share) error {
-	w := &slotWaiter{sh: sh, granted: make(chan struct{})}
 	s.mu.Lock()
+	if len(s.waiters) == 0 && s.canTake(sh) {
+		// Nobody waits and the rules allow it: take the slot at once,
+		// without a waiter, a channel or a look at ctx (whose Done
+		// channel, made lazily, costs an allocation of its own).
+		sh.held++
+		s.free--
+		s.mu.Unlock()
+		return nil
+	}
+	w := &slotWaiter{sh: sh, granted: make(chan struct{})}
 	s.waiters = append(s.waiters, w)
 	s.dispatch()
 	s.mu.Unlock()
