@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -53,6 +54,11 @@ func BenchmarkLoad(b *testing.B) {
 // read cache on (the default), which answers all but the first read after
 // re-checking the file.
 //
+// The -idle variants sleep 100 µs (untimed) before each read, as a server
+// does between requests: the thread parks and the caches and TLBs go cold.
+// In a tight loop the sandbox's code and memory stay warm, which hides what
+// it costs over stdio; docs/performance.md compares the two.
+//
 //	go test ./cmd/mcp-wasm/defaultprovider -run XXX -bench Read -benchmem -count 6
 func BenchmarkRead(b *testing.B) {
 	ctx := context.Background()
@@ -77,25 +83,36 @@ func BenchmarkRead(b *testing.B) {
 	require.NoError(b, err)
 	native := loadtest.NewNative(filesprov.New(root))
 
-	for _, p := range []struct {
-		name string
-		read func(context.Context, string) (*abi.ReadResult, error)
-	}{{"wasm", wasm.Read}, {"wasm+cache", cached.Read}, {"native", native.Read}} {
-		b.Run(p.name, func(b *testing.B) {
-			errc := make(chan error)
-			b.ReportAllocs()
-			for b.Loop() {
-				go func() {
-					r, err := p.read(ctx, uri)
-					if err == nil && (len(r.Contents) != 1 || r.Contents[0].Text == nil || len(*r.Contents[0].Text) != 1024) {
-						err = fmt.Errorf("read %s: not the file's 1 KiB", uri)
-					}
-					errc <- err
-				}()
-				if err := <-errc; err != nil {
-					b.Fatal(err)
-				}
+	for _, idle := range []time.Duration{0, 100 * time.Microsecond} {
+		for _, p := range []struct {
+			name string
+			read func(context.Context, string) (*abi.ReadResult, error)
+		}{{"wasm", wasm.Read}, {"wasm+cache", cached.Read}, {"native", native.Read}} {
+			name := p.name
+			if idle > 0 {
+				name += "-idle"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				errc := make(chan error)
+				b.ReportAllocs()
+				for b.Loop() {
+					if idle > 0 {
+						b.StopTimer()
+						time.Sleep(idle)
+						b.StartTimer()
+					}
+					go func() {
+						r, err := p.read(ctx, uri)
+						if err == nil && (len(r.Contents) != 1 || r.Contents[0].Text == nil || len(*r.Contents[0].Text) != 1024) {
+							err = fmt.Errorf("read %s: not the file's 1 KiB", uri)
+						}
+						errc <- err
+					}()
+					if err := <-errc; err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
