@@ -111,9 +111,15 @@ func TestServe_configExpose(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"min:a",` + meta + `}}` + "\n")
 	code := run(context.Background(), []string{"mcp-wasm", "serve", "--config", path}, in, &out, &errb)
 	require.Equal(t, 0, code, errb.String())
+	// The server answers requests concurrently: the answers may come in
+	// either order.
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, 2)
+	if !strings.Contains(lines[0], `"id":1,`) {
+		lines[0], lines[1] = lines[1], lines[0]
+	}
 	require.Contains(t, lines[0], `"id":1,"error":{"code":-32602,"message":"resource not found"`)
+	require.Contains(t, lines[1], `"id":2,`)
 	require.Contains(t, lines[1], `"text":"hello"`)
 
 	code, stdout, _ := runCLI(t, "validate", "--config", path)
