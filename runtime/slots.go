@@ -53,12 +53,12 @@ func (s *slots) canTake(sh *share) bool {
 // queues behind waiters that go first by the rules above; dispatch decides.
 func (s *slots) acquire(ctx context.Context, sh *share) error {
 	s.mu.Lock()
-	if len(s.waiters) == 0 && s.canTake(sh) {
-		// Nobody waits and the rules allow it: take the slot at once,
-		// without a waiter, a channel or a look at ctx (whose Done
-		// channel, made lazily, costs an allocation of its own).
-		sh.held++
-		s.free--
+	if s.canTake(sh) {
+		// dispatch leaves no waiter that could take a slot, so a call the
+		// rules allow one goes before nobody: it takes it at once, without
+		// a waiter, a channel or a look at ctx (whose Done channel, made
+		// lazily, costs an allocation of its own).
+		s.take(sh)
 		s.mu.Unlock()
 		return nil
 	}
@@ -95,8 +95,14 @@ func (s *slots) releaseLocked(sh *share) {
 	s.dispatch()
 }
 
+// take gives sh a slot; s.mu is held and canTake(sh).
+func (s *slots) take(sh *share) {
+	sh.held++
+	s.free--
+}
+
 // dispatch grants free slots to waiters, fewest-held first, FIFO among
-// equals; s.mu is held.
+// equals, until none of them can take one; s.mu is held.
 func (s *slots) dispatch() {
 	for s.free > 0 && len(s.waiters) > 0 {
 		best := -1
@@ -110,8 +116,7 @@ func (s *slots) dispatch() {
 		}
 		w := s.waiters[best]
 		s.remove(w)
-		w.sh.held++
-		s.free--
+		s.take(w.sh)
 		close(w.granted)
 	}
 }

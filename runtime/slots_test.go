@@ -68,7 +68,9 @@ func TestSlots_CancelReturnsAGrant(t *testing.T) {
 }
 
 // TestSlots_Hammer: many providers taking and giving back slots, with
-// cancellations; the count never goes over the bound and ends where it began.
+// cancellations; the count never goes over the bound and ends where it began,
+// and no waiter is ever left that could take a free slot (which acquire's
+// fast path relies on: a call that can take a slot goes before nobody).
 func TestSlots_Hammer(t *testing.T) {
 	const total = 4
 	s := newSlots(total)
@@ -84,6 +86,7 @@ func TestSlots_Hammer(t *testing.T) {
 			for range 300 {
 				sh := &shares[rng.IntN(len(shares))]
 				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rng.IntN(200))*time.Microsecond)
+				requireNoWaiterCouldTake(t, s)
 				if s.acquire(ctx, sh) == nil {
 					mu.Lock()
 					held++
@@ -104,5 +107,14 @@ func TestSlots_Hammer(t *testing.T) {
 	require.Empty(t, s.waiters)
 	for i := range shares {
 		require.Zero(t, shares[i].held)
+	}
+}
+
+func requireNoWaiterCouldTake(t *testing.T, s *slots) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.waiters {
+		require.False(t, s.canTake(w.sh), "a waiter could take a free slot: %d free, it holds %d", s.free, w.sh.held)
 	}
 }
