@@ -33,7 +33,18 @@ const maxDepth = 16
 // escapes, control characters in strings, escaped member names, trailing
 // data or nesting deeper than 16. The error wraps ErrMalformed and never
 // quotes the input.
+//
+// The read result every SDK writes for raw content is decoded without
+// reflection (decodeReadFast), with the same result.
 func Decode(data []byte, v any) error {
+	if r, ok := v.(*ReadResult); ok && r != nil && decodeReadFast(data, r) {
+		return nil
+	}
+	return decode(data, v)
+}
+
+// decode is Decode by reflection, for every payload.
+func decode(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("%w: decode target must be a non-nil pointer", ErrMalformed)

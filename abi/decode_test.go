@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,4 +110,76 @@ func TestDecode_SmallAndLargeAgree(t *testing.T) {
 		require.NoError(t, json.Unmarshal(in, &want))
 		require.Equal(t, want, got, "%d resources, %d bytes", n, len(in))
 	}
+}
+
+// fastReadSeeds are read results in and just outside decodeReadFast's
+// shape.
+var fastReadSeeds = []string{
+	`{"contents":[{"uri":"file:///tmp/d/f","rawText":0,"annotations":{"lastModified":"2026-11-24T15:17:00.123456789Z"}}]}`,
+	`{"contents":[{"uri":"file:///tmp/d/a.md","mimeType":"text/markdown","rawText":0,"annotations":{"lastModified":"2026-11-24T15:17:00Z"}}]}`,
+	`{"contents":[{"uri":"n:a","rawBlob":0},{"rawText":1,"uri":"n:b","mimeType":"text/plain"}]}`,
+	`{"contents":[{"uri":"n:a","rawText":123456789}]}`,
+	`{"contents":[{"uri":"n:a","rawText":1234567890}]}`,
+	`{"contents":[{"uri":"n:a","rawText":01}]}`,
+	`{"contents":[{"uri":"n:a","rawText":1.5}]}`,
+	`{"contents":[{"uri":"n:a","rawText":-1}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0,"rawText":0}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0,"uri":"n:b"}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0}],"cache":{"ttlMs":5,"scope":"public"}}`,
+	`{"contents":[{"uri":"n:a","text":"x"}]}`,
+	`{"contents":[{"uri":"n:\u00e9","rawText":0}]}`,
+	`{"contents":[{"uri":"n:é","rawText":0}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0} ]}`,
+	`{"contents":[{"uri":"n:a","rawText":0}]} `,
+	`{"contents":[{"uri":"n:a","rawText":null}]}`,
+	`{"contents":[{"rawText":0}]}`,
+	`{"contents":[]}`,
+	`{"contents":[{"uri":"n:a","rawText":0,"annotations":{"lastModified":"x","priority":1}}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0,"annotations":{}}]}`,
+	`{"contents":[{"uri":"n:a","rawText":0}],}`,
+	`{"contents":[{"uri":"n:a","rawText":0},]}`,
+	`{"contents":[{"uri":"n:a","rawText":0}]}]}`,
+}
+
+// checkFastRead fails if decodeReadFast accepts data and the general
+// decoder does not, or decodes it differently; and checks that Decode
+// gives the general decoder's verdict either way.
+func checkFastRead(t *testing.T, data []byte) {
+	t.Helper()
+	var fast, general, viaDecode ReadResult
+	accepted := decodeReadFast(data, &fast)
+	err := decode(data, &general)
+	if accepted {
+		if err != nil {
+			t.Fatalf("fast path accepted %q, which the general decoder refuses: %v", data, err)
+		}
+		if !reflect.DeepEqual(fast, general) {
+			t.Fatalf("fast path decoded %q as %+v, the general decoder as %+v", data, fast, general)
+		}
+	} else if !reflect.DeepEqual(fast, ReadResult{}) {
+		t.Fatalf("fast path refused %q but wrote %+v", data, fast)
+	}
+	if derr := Decode(data, &viaDecode); (derr == nil) != (err == nil) || !reflect.DeepEqual(viaDecode, general) {
+		t.Fatalf("Decode(%q) = %+v, %v; the general decoder: %+v, %v", data, viaDecode, derr, general, err)
+	}
+}
+
+func TestDecodeReadFast(t *testing.T) {
+	accepted := 0
+	for _, s := range fastReadSeeds {
+		var r ReadResult
+		if decodeReadFast([]byte(s), &r) {
+			accepted++
+		}
+		checkFastRead(t, []byte(s))
+	}
+	// The first four seeds are in the fast path's shape; the rest are not.
+	require.Equal(t, 4, accepted)
+	var r ReadResult
+	require.True(t, decodeReadFast([]byte(fastReadSeeds[2]), &r))
+	require.Len(t, r.Contents, 2)
+	require.Equal(t, "n:b", r.Contents[1].URI)
+	require.Equal(t, "text/plain", r.Contents[1].MIMEType)
+	require.Equal(t, 1, *r.Contents[1].RawText)
+	require.Nil(t, r.Contents[1].RawBlob)
 }

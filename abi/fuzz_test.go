@@ -47,6 +47,19 @@ func FuzzDecodeRead(f *testing.F) {
 	})
 }
 
+// FuzzDecodeReadFast holds the reflection-free read decoder to the general
+// one: whatever it accepts, the general decoder accepts too, with a result
+// deeply equal to its.
+func FuzzDecodeReadFast(f *testing.F) {
+	seedOutputs(f)
+	for _, s := range fastReadSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastRead(t, data)
+	})
+}
+
 func FuzzDecodeList(f *testing.F) {
 	seedOutputs(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
