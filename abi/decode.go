@@ -34,8 +34,9 @@ const maxDepth = 16
 // data or nesting deeper than 16. The error wraps ErrMalformed and never
 // quotes the input.
 //
-// The read result every SDK writes for raw content is decoded without
-// reflection (decodeReadFast), with the same result.
+// A read result of raw content in its plainest form, which the default
+// provider returns on every read, is decoded without reflection
+// (decodeReadFast), with the same result.
 func Decode(data []byte, v any) error {
 	if r, ok := v.(*ReadResult); ok && r != nil && decodeReadFast(data, r) {
 		return nil

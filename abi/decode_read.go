@@ -1,7 +1,9 @@
 package abi
 
-// decodeReadFast decodes the read result every SDK writes for a read of
-// raw content, without reflection:
+// decodeReadFast decodes a read result of raw content in its plainest
+// form, without reflection: the one the default provider (C SDK) returns
+// on every read, and the Go SDK for contents without a cache hint or other
+// annotations:
 //
 //	{"contents":[{"uri":"...","mimeType":"...","rawText":0,"annotations":{"lastModified":"..."}}]}
 //
