@@ -154,8 +154,8 @@ type outcome struct {
 }
 
 // The generator can nest counted loops and calls deep enough for a module
-// to run for seconds (with a check every few instructions, ten times
-// longer), more than the fuzzer allows one input. The instrumented run is
+// to run for seconds (with a check every few hundred instructions, four
+// times longer), more than the fuzzer allows one input. The instrumented run is
 // therefore metered first: check counts the instructions it has granted
 // and the times it was called, and past either cap it stops the run, and
 // the input is not compared. Both counts are deterministic, so a given
@@ -171,12 +171,11 @@ var errTooLong = errors.New("differential test: the module runs too long to comp
 
 // runOutcome runs wasm's run export; instrumented says that wasm imports
 // check, which then grants budgets in turn and meters the run (see
-// maxGranted). metered reports that the run was stopped at the caps.
-func runOutcome(t testing.TB, wasm []byte, instrumented bool, budgets []byte) (o outcome, metered bool) {
+// maxGranted). stopped reports that the meter stopped the run at its caps.
+func runOutcome(t testing.TB, wasm []byte, instrumented bool, budgets []byte) (o outcome, stopped bool) {
 	ctx := context.Background()
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2))
 	defer r.Close(ctx)
-	stopped := false
 	if instrumented {
 		n, granted := 0, int64(0)
 		_, err := r.NewHostModuleBuilder(PreemptModule).NewFunctionBuilder().
@@ -222,8 +221,8 @@ func checkSame(t testing.TB, input, budgets []byte) bool {
 	again, err := Parse(out, DefaultLimits())
 	require.NoError(t, err, "the instrumented module must parse again")
 	require.Len(t, again.Imports, len(mod.Imports)+1)
-	got, metered := runOutcome(t, out, true, budgets)
-	if metered {
+	got, stopped := runOutcome(t, out, true, budgets)
+	if stopped {
 		return false
 	}
 	want, _ := runOutcome(t, wasm, false, nil)
