@@ -42,6 +42,7 @@ type Config struct {
 	instructions   string
 	cursorKey      []byte
 	maxSubs        int           // live.go
+	liveShares     liveShares    // live.go
 	notifyDelay    time.Duration // live.go
 	auditLogger    *slog.Logger
 	observer       Observer // observer.go
@@ -57,6 +58,7 @@ func NewConfig() Config {
 		pageSize:    DefaultPageSize,
 		callTimeout: DefaultCallTimeout,
 		maxSubs:     DefaultMaxSubscriptions,
+		liveShares:  defaultLiveShares,
 		notifyDelay: DefaultNotifyDelay,
 		name:        "mcp-wasm",
 		version:     "dev",

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// laggardURIs are n URIs of the notes provider, each about 2 KiB long, so
+// that every announcement of them all is about n*2 KiB on a stream.
+func laggardURIs(prefix string, n int) []string {
+	pad := strings.Repeat("p", 1900)
+	uris := make([]string, n)
+	for i := range uris {
+		uris[i] = fmt.Sprintf("notes:///%s/%d/%s", prefix, i, pad)
+	}
+	return uris
+}
+
+// subscribeRaw subscribes a raw legacy session to each of uris.
+func subscribeRaw(t *testing.T, url string, session map[string]string, uris []string) {
+	t.Helper()
+	for i, uri := range uris {
+		status, _, body := rawPost(t, url, session,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, i+10, uri))
+		require.Equal(t, http.StatusOK, status, body)
+		require.NotContains(t, body, `"error"`)
+	}
+}
+
+// neverRead opens the GET stream of a legacy session and never reads its
+// body: once the socket buffers are full, every write to it blocks.
+func neverRead(t *testing.T, url string, session map[string]string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range session {
+		req.Header.Set(k, v)
+	}
+	hc := &http.Client{Transport: &http.Transport{}} // its own connection
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+}
+
+// TestLive_laggardCostsOnlyItself: a session that subscribed to all it may
+// and never reads its GET stream, beside one that subscribed to all it may
+// and reads, does not silence a third: each change reaches the third
+// client while the non-reader's stream is full. The write timeout is far
+// longer than the test, so what keeps the third client hearing is that no
+// session waits for another's writes.
+func TestLive_laggardCostsOnlyItself(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).withNotifyDelay(time.Millisecond))
+	url := serveHTTP(t, s, NewHTTPConfig().WithRateLimit(0, 0).WithWriteTimeout(10*time.Minute))
+
+	lagging := laggardURIs("lag", DefaultMaxSubscriptions)
+	session := legacySession(t, url)
+	subscribeRaw(t, url, session, lagging)
+	neverRead(t, url, session)
+
+	busy := laggardURIs("busy", DefaultMaxSubscriptions)
+	reader := connectHTTP(t, url, "2025-11-25", nil, nil)
+	for _, uri := range busy {
+		require.NoError(t, reader.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+	}
+
+	updated := make(chan string, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "third", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	})
+	third, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer third.Close()
+	require.NoError(t, third.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "notes:///hello"}))
+
+	// 30 rounds of 2 MiB for the non-reader: far more than loopback
+	// socket buffers hold.
+	changed := append(append([]string{"notes:///hello"}, lagging...), busy...)
+	for round := range 30 {
+		s.ResourcesUpdated("notes", changed...)
+		select {
+		case uri := <-updated:
+			require.Equal(t, "notes:///hello", uri)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: the third client heard nothing while the non-reader blocks", round)
+		}
+	}
+}
