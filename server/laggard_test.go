@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -94,4 +95,61 @@ func TestLive_laggardCostsOnlyItself(t *testing.T) {
 			t.Fatalf("round %d: the third client heard nothing while the non-reader blocks", round)
 		}
 	}
+}
+
+// laggardObserver records the laggards it is told of.
+type laggardObserver struct {
+	recordingObserver
+	lagged chan string
+}
+
+func (o *laggardObserver) Laggard(reason string) { o.lagged <- reason }
+
+// TestHTTP_writeTimeoutClosesTheLaggard: the GET stream of a session that
+// never reads is closed once a write to it waits past the write timeout
+// (200 ms here; the bound below is far longer), logged and counted; the
+// session's notifications stop costing anything, and the session itself
+// lives on: it may open a new stream.
+func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
+	obs := &laggardObserver{lagged: make(chan string, 4)}
+	log, logs := newLogger()
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithObserver(obs).WithLogger(log).
+		withNotifyDelay(time.Millisecond))
+	url := serveHTTP(t, s, NewHTTPConfig().WithRateLimit(0, 0).WithWriteTimeout(200*time.Millisecond))
+	uris := laggardURIs("lag", 300)
+	session := legacySession(t, url)
+	subscribeRaw(t, url, session, uris)
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range session {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+
+	bound := time.After(60 * time.Second)
+	for lagged := false; !lagged; {
+		s.ResourcesUpdated("notes", uris...) // 600 KiB a round
+		select {
+		case reason := <-obs.lagged:
+			require.Equal(t, "write_timeout", reason)
+			lagged = true
+		case <-time.After(50 * time.Millisecond):
+		case <-bound:
+			t.Fatal("the stream of a client that does not read was never closed")
+		}
+	}
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+	select {
+	case <-ended: // what was buffered, then the end of the closed stream
+	case <-time.After(60 * time.Second):
+		t.Fatal("the laggard's stream stays open")
+	}
+	require.Contains(t, logs.String(), "closing a stream: its client did not read within the write timeout")
+	status, _, body := rawPost(t, url, session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	require.Equal(t, http.StatusOK, status, "the session outlives its stream: %s", body)
 }

@@ -2,7 +2,7 @@ package server
 
 import (
 	"cmp"
-		"slices"
+	"slices"
 	"sync"
 	"time"
 
