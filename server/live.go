@@ -16,22 +16,28 @@ const (
 	MaxSubscriptions = 100_000
 	// DefaultMaxSubscriptionsTotal is the default bound on the resources
 	// all sessions together may subscribe to. A subscription costs the
-	// host about 0.5 KiB plus its URI (at most 2 KiB): 100,000 of them
-	// hold at most about 250 MiB.
-	DefaultMaxSubscriptionsTotal = 100_000
+	// host about 360 bytes plus its URI (measured:
+	// BenchmarkLiveMemory_subscription), at most 2.4 KiB with the longest
+	// URI accepted: 50,000 of them hold at most about 120 MiB, an eighth
+	// of serve's 1 GiB soft memory limit.
+	DefaultMaxSubscriptionsTotal = 50_000
 	// DefaultMaxSubscriptionsPerClient is the default bound on the
 	// resources one client (client.go) may subscribe to across its
 	// sessions: a tenth of the total, so that one client cannot take the
 	// pool from the others.
-	DefaultMaxSubscriptionsPerClient = 10_000
+	DefaultMaxSubscriptionsPerClient = 5000
 	// DefaultMaxListens is the default bound on the subscriptions/listen
 	// requests open at once, all clients together. Over HTTP each is an
-	// open stream with its connection and session, about 150 KiB: 4,000
-	// of them hold about 600 MiB.
-	DefaultMaxListens = 4000
+	// open stream with its connection, request and session: about 60 KiB
+	// of Go heap and stacks (measured: BenchmarkLiveMemory_listen) plus
+	// the kernel's socket buffers. 2,000 of them hold about 120 MiB of Go
+	// memory, an eighth of serve's soft limit.
+	DefaultMaxListens = 2000
 	// DefaultMaxListensPerClient is the default bound on the open
-	// subscriptions/listen requests of one client: a tenth of the total.
-	DefaultMaxListensPerClient = 400
+	// subscriptions/listen requests of one client: a tenth of the total
+	// (the go-sdk client opens one listen per subscribed resource, and
+	// one for list changes).
+	DefaultMaxListensPerClient = 200
 	// DefaultNotifyDelay is how long changes are collected before the
 	// clients are told, so that a burst of changes is announced once. It
 	// is not configurable: tests shorten it (export_test.go).
