@@ -15,7 +15,10 @@ import (
 // far more than a new session or token-less request does, and the clients
 // behind one NAT share one share, which is why the shares are a fraction
 // of each total rather than all of it. stdio and in-process transports
-// carry no client: they serve one client, whom only the totals bound.
+// carry no client: they serve one client, whom only the totals bound. Nor
+// does ServeStreamable on a loopback address without tokens or trusted
+// proxies (HTTPConfig.forBind): every local client has the same address
+// there, so a per-address share would only ration the user's own tools.
 
 // clientKeyKey carries the client key of an HTTP request (clientKeyFor)
 // on its context, to the go-sdk handlers of its session.

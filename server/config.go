@@ -41,12 +41,15 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
-	maxSubs        int           // live.go
-	liveShares     liveShares    // live.go
-	notifyDelay    time.Duration // live.go
-	auditLogger    *slog.Logger
-	observer       Observer // observer.go
-	resourceTools  bool     // tools.go
+	maxSubs        int        // live.go
+	liveShares     liveShares // live.go
+	// stdioWriteTimeout is the deadline of each piece of a stdio write
+	// (stdio.go): DefaultWriteTimeout, shortened by tests.
+	stdioWriteTimeout time.Duration
+	notifyDelay       time.Duration // live.go
+	auditLogger       *slog.Logger
+	observer          Observer // observer.go
+	resourceTools     bool     // tools.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -59,9 +62,12 @@ func NewConfig() Config {
 		callTimeout: DefaultCallTimeout,
 		maxSubs:     DefaultMaxSubscriptions,
 		liveShares:  defaultLiveShares,
-		notifyDelay: DefaultNotifyDelay,
-		name:        "mcp-wasm",
-		version:     "dev",
+		// stdio gets HTTP's default write timeout: it has one client,
+		// whom only its own lag can harm, so it is not a setting.
+		stdioWriteTimeout: DefaultWriteTimeout,
+		notifyDelay:       DefaultNotifyDelay,
+		name:              "mcp-wasm",
+		version:           "dev",
 	}
 }
 

@@ -72,6 +72,10 @@ type HTTPConfig struct {
 	// rateSet and perClientSet: the rate limit and the per-client session
 	// bound were set explicitly, and stay whatever the bind (forBind).
 	rateSet, perClientSet bool
+	// oneClient: forBind found nothing that tells clients apart, so the
+	// subscription and listen pools are not shared out per client either
+	// (client.go).
+	oneClient bool
 }
 
 // route is an extra handler served beside /mcp.
@@ -187,6 +191,7 @@ func (c HTTPConfig) forBind(loopback bool) HTTPConfig {
 	if !loopback || c.auth.Enabled() || len(c.trusted) > 0 {
 		return c
 	}
+	c.oneClient = true
 	if !c.rateSet {
 		c.rate = 0
 	}

@@ -143,7 +143,10 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 		h.deny(ctx, r, start, "body", status)
 		return ctx, peek{}, true
 	}
-	return context.WithValue(ctx, clientKeyKey{}, h.clientKey(ctx, r)), pk, false
+	if !h.cfg.oneClient {
+		ctx = context.WithValue(ctx, clientKeyKey{}, h.clientKey(ctx, r))
+	}
+	return ctx, pk, false
 }
 
 // limitedNow takes a token of the client of r and, when there is none,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,47 @@ func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
 	require.Contains(t, logs.String(), "closing a stream: its client did not read within the write timeout")
 	status, _, body := rawPost(t, url, session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	require.Equal(t, http.StatusOK, status, "the session outlives its stream: %s", body)
+}
+
+// TestStdio_writeTimeoutEndsTheLaggard: a stdio client that never reads
+// its output (a pipe, as a real client's stdout is) ends its session once
+// a write has waited past the write timeout (200 ms here; the bound below
+// is far longer), counted, with an error that says so; the server does
+// not hang on it.
+func TestStdio_writeTimeoutEndsTheLaggard(t *testing.T) {
+	obs := &laggardObserver{lagged: make(chan string, 4)}
+	s := newServer(t, NewConfig().WithProviders(notesProvider()).WithObserver(obs).
+		withStdioWriteTimeout(200*time.Millisecond))
+	inR, inW, err := os.Pipe()
+	require.NoError(t, err)
+	outR, outW, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			_ = f.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(t.Context(), inR, outW) }()
+	go func() {
+		_, _ = inW.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		for i := 1; i <= 20_000; i++ { // about 1 MiB of answers: more than a pipe holds
+			if _, err := fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case reason := <-obs.lagged:
+		require.Equal(t, "write_timeout", reason)
+	case <-time.After(60 * time.Second):
+		t.Fatal("a stdio client that does not read was never cut off")
+	}
+	select {
+	case err := <-done:
+		require.ErrorContains(t, err, "the client did not read its output for 200ms")
+	case <-time.After(60 * time.Second):
+		t.Fatal("ServeStdio hangs on a client that does not read")
+	}
 }
