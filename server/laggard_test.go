@@ -153,6 +153,13 @@ func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
 	require.Contains(t, logs.String(), "closing a stream: its client did not read within the write timeout")
 	status, _, body := rawPost(t, url, session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	require.Equal(t, http.StatusOK, status, "the session outlives its stream: %s", body)
+	senders := make(chan struct{})
+	go func() { s.out.wait(); close(senders) }()
+	select {
+	case <-senders: // the laggard's sender found its stream gone and ended
+	case <-time.After(60 * time.Second):
+		t.Fatal("the laggard's notification sender never ended")
+	}
 }
 
 // TestStdio_writeTimeoutEndsTheLaggard: a stdio client that never reads
