@@ -41,11 +41,15 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
-	maxSubs        int           // live.go
-	notifyDelay    time.Duration // live.go
-	auditLogger    *slog.Logger
-	observer       Observer // observer.go
-	resourceTools  bool     // tools.go
+	maxSubs        int        // live.go
+	liveShares     liveShares // live.go
+	// stdioWriteTimeout is the deadline of each piece of a stdio write
+	// (stdio.go): DefaultWriteTimeout, shortened by tests.
+	stdioWriteTimeout time.Duration
+	notifyDelay       time.Duration // live.go
+	auditLogger       *slog.Logger
+	observer          Observer // observer.go
+	resourceTools     bool     // tools.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -57,9 +61,13 @@ func NewConfig() Config {
 		pageSize:    DefaultPageSize,
 		callTimeout: DefaultCallTimeout,
 		maxSubs:     DefaultMaxSubscriptions,
-		notifyDelay: DefaultNotifyDelay,
-		name:        "mcp-wasm",
-		version:     "dev",
+		liveShares:  defaultLiveShares,
+		// stdio gets HTTP's default write timeout: it has one client,
+		// whom only its own lag can harm, so it is not a setting.
+		stdioWriteTimeout: DefaultWriteTimeout,
+		notifyDelay:       DefaultNotifyDelay,
+		name:              "mcp-wasm",
+		version:           "dev",
 	}
 }
 

@@ -19,3 +19,11 @@ func (c Config) withInstructions(s string) Config {
 	c.instructions = s
 	return c
 }
+
+// withStdioWriteTimeout sets how long a stdio client may leave a piece of
+// a write untaken before its session ends. Defaults to
+// DefaultWriteTimeout.
+func (c Config) withStdioWriteTimeout(d time.Duration) Config {
+	c.stdioWriteTimeout = d
+	return c
+}

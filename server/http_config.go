@@ -31,6 +31,10 @@ const (
 	// DefaultShutdownGrace is the default time in-flight requests get to
 	// finish on shutdown.
 	DefaultShutdownGrace = 10 * time.Second
+	// DefaultWriteTimeout is the default time a client has to take each
+	// piece (up to 64 KiB) of what the server writes to it; a client that
+	// does not has its stream closed.
+	DefaultWriteTimeout = 10 * time.Second
 	// DefaultMaxSessions is the default number of legacy sessions open at
 	// once.
 	DefaultMaxSessions = 1000
@@ -52,6 +56,7 @@ type HTTPConfig struct {
 	rate           float64
 	burst          int
 	keepAlive      time.Duration
+	writeTimeout   time.Duration
 	sessionIdle    time.Duration
 	shutdownGrace  time.Duration
 	auth           auth.Config
@@ -67,6 +72,10 @@ type HTTPConfig struct {
 	// rateSet and perClientSet: the rate limit and the per-client session
 	// bound were set explicitly, and stay whatever the bind (forBind).
 	rateSet, perClientSet bool
+	// oneClient: forBind found nothing that tells clients apart, so the
+	// subscription and listen pools are not shared out per client either
+	// (client.go).
+	oneClient bool
 }
 
 // route is an extra handler served beside /mcp.
@@ -98,6 +107,7 @@ func NewHTTPConfig() HTTPConfig {
 		rate:                 DefaultRateLimit,
 		burst:                DefaultRateBurst,
 		keepAlive:            DefaultKeepAlive,
+		writeTimeout:         DefaultWriteTimeout,
 		sessionIdle:          DefaultSessionIdleTimeout,
 		shutdownGrace:        DefaultShutdownGrace,
 		bodyTimeout:          30 * time.Second,
@@ -181,6 +191,7 @@ func (c HTTPConfig) forBind(loopback bool) HTTPConfig {
 	if !loopback || c.auth.Enabled() || len(c.trusted) > 0 {
 		return c
 	}
+	c.oneClient = true
 	if !c.rateSet {
 		c.rate = 0
 	}
@@ -195,6 +206,18 @@ func (c HTTPConfig) forBind(loopback bool) HTTPConfig {
 // DefaultKeepAlive.
 func (c HTTPConfig) WithKeepAlive(d time.Duration) HTTPConfig {
 	c.keepAlive = d
+	return c
+}
+
+// WithWriteTimeout sets how long a client may leave the server's writes
+// untaken: each write of at most 64 KiB to a response or event stream must
+// reach the client's socket within d, or the stream is closed (logged at
+// warn, counted as a laggard with reason write_timeout) and its request
+// ends. A client that stops reading its stream then costs only that
+// stream, never another client's notifications. Defaults to
+// DefaultWriteTimeout.
+func (c HTTPConfig) WithWriteTimeout(d time.Duration) HTTPConfig {
+	c.writeTimeout = d
 	return c
 }
 
@@ -271,8 +294,8 @@ func (c HTTPConfig) validate() error {
 		return fmt.Errorf("max sessions per client %d is negative: use 0 (no per-client bound) or a number such as %d",
 			c.maxSessionsPerClient, DefaultMaxSessionsPerClient)
 	}
-	if c.keepAlive <= 0 || c.sessionIdle <= 0 || c.shutdownGrace <= 0 {
-		return fmt.Errorf("keep-alive, session idle timeout and shutdown grace must be positive durations")
+	if c.keepAlive <= 0 || c.sessionIdle <= 0 || c.shutdownGrace <= 0 || c.writeTimeout <= 0 {
+		return fmt.Errorf("keep-alive, write timeout, session idle timeout and shutdown grace must be positive durations")
 	}
 	for _, h := range c.allowedHosts {
 		if _, err := hostPattern(h); err != nil {

@@ -48,8 +48,11 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(headerSessionID); stateful && id != "" {
 		defer h.reaper.begin(id)()
 	}
-	sw := newStreamWriter(w, h.cfg.keepAlive)
+	sw := newStreamWriter(w, h.cfg.keepAlive, h.cfg.writeTimeout)
 	defer sw.finish()
+	ctx, sw.abort = context.WithCancel(ctx)
+	defer sw.abort()
+	sw.lagging = func() { h.lagging(ctx, r) }
 	sw.mark = &answerMark{}
 	ctx = context.WithValue(ctx, answerMarkKey{}, sw.mark)
 	if stateful && pk.method == "initialize" {
@@ -68,10 +71,16 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 // counted against: the authenticated subject, else the client address (its
 // /64 for IPv6).
 func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
-	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
-		return "subject " + p.subject
-	}
-	return "address " + rateKey(h.clientAddr(r)).String()
+	p, _ := ctx.Value(principalKey{}).(*principal)
+	return clientKeyFor(p, h.clientAddr(r))
+}
+
+// lagging logs and counts a client whose event stream is closed because it
+// did not read within the write timeout.
+func (h *httpHandler) lagging(ctx context.Context, r *http.Request) {
+	h.s.log.Warn("closing a stream: its client did not read within the write timeout",
+		"client", ctx.Value(clientAddrKey{}), "method", r.Method, "write_timeout", h.cfg.writeTimeout)
+	h.s.laggard("write_timeout")
 }
 
 func sessionRefusalStatus(refused string) int {
@@ -133,6 +142,9 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 	if status != 0 {
 		h.deny(ctx, r, start, "body", status)
 		return ctx, peek{}, true
+	}
+	if !h.cfg.oneClient {
+		ctx = context.WithValue(ctx, clientKeyKey{}, h.clientKey(ctx, r))
 	}
 	return ctx, pk, false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 )
@@ -21,22 +22,56 @@ const keepAliveComment = ": keepalive\n\n"
 // a keep-alive comment whenever the stream has been idle for interval. It
 // serializes writes, since go-sdk writes events from other goroutines, and
 // refuses writes once the handler has returned.
+//
+// Every write to the connection has a deadline: the client must take each
+// piece of at most writeChunk bytes within the write timeout. A client that
+// does not (it stopped reading, and the socket buffers are full) is a
+// laggard: the write fails, later writes fail at once, and abort ends the
+// request, so that its stream closes and its connection with it. Its lock
+// is its own: nothing another client waits for is held across a write.
 type streamWriter struct {
 	http.ResponseWriter
-	interval time.Duration
-	mark     *answerMark // a 400 for an error the server served goes out as 200 (http_status.go)
+	interval     time.Duration
+	writeTimeout time.Duration
+	rc           *http.ResponseController
+	mark         *answerMark // a 400 for an error the server served goes out as 200 (http_status.go)
+	abort        func()      // ends the request, once a write failed
+	lagging      func()      // told once when a write misses its deadline
 
 	mu        sync.Mutex
 	status    int
 	written   int64
 	lastWrite time.Time
 	done      bool
+	failed    bool          // a write failed: the stream is over
 	stop      chan struct{} // non-nil once keep-alives run
 	wg        sync.WaitGroup
 }
 
-func newStreamWriter(w http.ResponseWriter, interval time.Duration) *streamWriter {
-	return &streamWriter{ResponseWriter: w, interval: interval}
+// writeChunk is the most a write hands the connection under one deadline.
+const writeChunk = 64 << 10
+
+func newStreamWriter(w http.ResponseWriter, interval, writeTimeout time.Duration) *streamWriter {
+	return &streamWriter{ResponseWriter: w, interval: interval, writeTimeout: writeTimeout,
+		rc: http.NewResponseController(w), abort: func() {}, lagging: func() {}}
+}
+
+// deadline gives the next write to the connection the write timeout. The
+// caller holds w.mu.
+func (w *streamWriter) deadline() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.writeTimeout)) // ErrNotSupported: a test recorder
+}
+
+// fail ends the stream after a failed write. The caller holds w.mu.
+func (w *streamWriter) fail(err error) error {
+	if !w.failed {
+		w.failed = true
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.lagging()
+		}
+		w.abort()
+	}
+	return err
 }
 
 func (w *streamWriter) WriteHeader(code int) {
@@ -70,10 +105,18 @@ func (w *streamWriter) Write(b []byte) (int, error) {
 		return 0, errResponseDone
 	}
 	w.writeHeaderLocked(http.StatusOK)
-	n, err := w.ResponseWriter.Write(b)
-	w.written += int64(n)
+	n := 0
+	for n < len(b) {
+		w.deadline()
+		m, err := w.ResponseWriter.Write(b[n : n+min(len(b)-n, writeChunk)])
+		n += m
+		w.written += int64(m)
+		if err != nil {
+			return n, w.fail(err)
+		}
+	}
 	w.lastWrite = time.Now()
-	return n, err
+	return n, nil
 }
 
 // FlushError is what http.ResponseController.Flush calls.
@@ -84,7 +127,11 @@ func (w *streamWriter) FlushError() error {
 		return errResponseDone
 	}
 	w.writeHeaderLocked(http.StatusOK)
-	return http.NewResponseController(w.ResponseWriter).Flush()
+	w.deadline()
+	if err := w.rc.Flush(); err != nil {
+		return w.fail(err)
+	}
+	return nil
 }
 
 // Flush implements http.Flusher.
@@ -105,9 +152,15 @@ func (w *streamWriter) keepAlive() {
 			return
 		case now := <-t.C:
 			w.mu.Lock()
-			if !w.done && now.Sub(w.lastWrite) >= w.interval {
-				_, _ = w.ResponseWriter.Write([]byte(keepAliveComment))
-				_ = http.NewResponseController(w.ResponseWriter).Flush()
+			if !w.done && !w.failed && now.Sub(w.lastWrite) >= w.interval {
+				w.deadline()
+				_, err := w.ResponseWriter.Write([]byte(keepAliveComment))
+				if err == nil {
+					err = w.rc.Flush()
+				}
+				if err != nil {
+					_ = w.fail(err)
+				}
 				w.lastWrite = now
 			}
 			w.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 func TestStreamWriter_keepAlive(t *testing.T) {
 	release := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := newStreamWriter(w, 40*time.Millisecond)
+		sw := newStreamWriter(w, 40*time.Millisecond, time.Minute)
 		defer sw.finish()
 		if r.URL.Path == "/json" {
 			sw.Header().Set("Content-Type", "application/json")
@@ -64,7 +64,7 @@ func readAll(r *bufio.Reader) (string, error) {
 // from a straggling goroutine fails instead of touching the connection.
 func TestStreamWriter_refusesLateWrites(t *testing.T) {
 	rec := httptest.NewRecorder()
-	sw := newStreamWriter(rec, time.Second)
+	sw := newStreamWriter(rec, time.Second, time.Minute)
 	_, err := sw.Write([]byte("a"))
 	require.NoError(t, err)
 	status, n := sw.finish()

@@ -27,10 +27,11 @@ const (
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
 func (s *Server) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
-	return served(ctx, s.subscribe(req))
+	return served(ctx, s.subscribe(clientOf(ctx), req))
 }
 
-func (s *Server) subscribe(req *mcp.SubscribeRequest) error {
+// subscribe subscribes the session of req, opened by client, to its URI.
+func (s *Server) subscribe(client string, req *mcp.SubscribeRequest) error {
 	if req.Params == nil {
 		return invalidParams("missing params")
 	}
@@ -47,12 +48,13 @@ func (s *Server) subscribe(req *mcp.SubscribeRequest) error {
 	if m == nil || !m.filter.Allows(norm) {
 		return notFound(rev, raw)
 	}
-	return s.subs.add(req.Session, raw, norm, rev.stateless())
+	return s.subs.add(req.Session, client, raw, subscriptionKey(norm), rev.stateless())
 }
 
 // unsubscribeHandler is go-sdk's UnsubscribeHandler: a legacy
 // resources/unsubscribe, or the end of a listen. Unsubscribing from what
-// is not subscribed succeeds.
+// is not subscribed succeeds; a legacy unsubscribe under any spelling of a
+// resource's URI ends the session's subscription to it.
 func (s *Server) unsubscribeHandler(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	if req.Params == nil {
 		return invalidParams("missing params")
@@ -63,7 +65,8 @@ func (s *Server) unsubscribeHandler(_ context.Context, req *mcp.UnsubscribeReque
 
 // listen serves subscriptions/listen through go-sdk, which subscribes,
 // acknowledges and blocks until the listen ends. The server refuses the
-// method on the handshake revisions and bounds a session's open listens.
+// method on the handshake revisions and bounds the open listens of a
+// session, of a client and of all clients.
 func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	r, ok := req.(*mcp.SubscriptionsListenRequest)
 	if !ok || r.Params == nil || r.Params.Notifications == nil {
@@ -73,7 +76,7 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("%s is a 2026-07-28 method: use %s on this revision", methodListen, methodSubscribe)}
 	}
-	if err := s.subs.beginListen(r.Session); err != nil {
+	if err := s.subs.beginListen(r.Session, clientOf(ctx)); err != nil {
 		return nil, served(ctx, err)
 	}
 	r.Params.Notifications = s.honoured(r.Params.Notifications)

@@ -98,7 +98,7 @@ func listenedTo(s *Server, uri string) bool {
 	defer s.subs.mu.Unlock()
 	for _, st := range s.subs.sessions {
 		for _, l := range st.listens {
-			if l.uris[uri] {
+			if _, ok := l.uris[keyOf(uri)]; ok {
 				return true
 			}
 		}
@@ -225,11 +225,10 @@ func TestLive_bounded(t *testing.T) {
 	require.NoError(t, other.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes:///logo.png"}))
 }
 
-// TestLive_boundedAcrossSessions: the sessions together hold at most
-// allSessions times the per-session bound.
+// TestLive_boundedAcrossSessions: the sessions together hold at most the
+// total of subscriptions.
 func TestLive_boundedAcrossSessions(t *testing.T) {
-	s := liveServer(t, NewConfig().WithMaxSubscriptions(2))
-	s.subs.maxAll = 3 // 100 sessions' worth, scaled down
+	s := liveServer(t, NewConfig().WithMaxSubscriptions(2).WithSubscriptionShares(3, 3))
 	a, _ := connectHearing(t, s, "2025-11-25")
 	b, _ := connectHearing(t, s, "2025-11-25")
 	ctx := t.Context()

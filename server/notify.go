@@ -2,7 +2,6 @@ package server
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"sync"
 	"time"
@@ -14,10 +13,11 @@ import (
 // contents changed; provider names the provider that reported it. A URI
 // that provider does not own, or that a read would refuse, is dropped and
 // logged: a provider can only speak for its own uri space. Notifications go
-// out after the notify delay (DefaultNotifyDelay), coalesced: a URI
-// reported many times within the delay is announced once, to each session
-// that subscribed to it (under the URI as that session sent it), and to
-// no other. It never blocks on clients and is safe for concurrent use.
+// out after the notify delay (DefaultNotifyDelay), coalesced: a resource
+// reported many times within the delay, or under several spellings of its
+// URI, is announced once to each session that subscribed to it (under the
+// URI as that session first sent it), and to no other. It never blocks on
+// clients and is safe for concurrent use.
 func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 	set := s.acquire()
 	m := set.named(provider)
@@ -34,8 +34,8 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 			refused++ // provider text: counted, not logged
 			continue
 		}
-		if m.filter.Allows(norm) && s.subs.subscribed(norm) {
-			pending = append(pending, norm)
+		if key := subscriptionKey(norm); m.filter.Allows(norm) && s.subs.subscribed(key) {
+			pending = append(pending, key)
 		}
 	}
 	if refused > 0 {
@@ -75,13 +75,15 @@ func (ps *providerSet) named(name string) *backend {
 	return ps.backends[i]
 }
 
-// deliver sends one flush of changes: each changed URI to the sessions
-// that subscribed to it with resources/subscribe and to the listens
-// acknowledged for it, and a list change to every initialized session of a
-// handshake revision and to the listens acknowledged for list changes.
-// Notifications on a listen carry its subscription id.
-func (s *Server) deliver(uris []string, listChanged bool) {
-	out := s.subs.targets(uris, listChanged)
+// deliver queues one flush of changes (keys are subscription keys): each
+// changed resource to the sessions that subscribed to it with
+// resources/subscribe and to the listens acknowledged for it, and a list
+// change to every initialized session of a handshake revision and to the
+// listens acknowledged for list changes. Notifications on a listen carry
+// its subscription id. Each session's notifications go out on its own
+// sender (outbox.go): deliver never waits for a client.
+func (s *Server) deliver(keys []string, listChanged bool) {
+	out := s.subs.targets(keys, listChanged)
 	if listChanged {
 		for ss := range s.mcp.Sessions() {
 			if p := ss.InitializeParams(); p != nil && !revision(p.ProtocolVersion).stateless() {
@@ -89,38 +91,29 @@ func (s *Server) deliver(uris []string, listChanged bool) {
 			}
 		}
 	}
-	failed := map[*mcp.ServerSession]bool{} // a session that cannot take one gets no more this flush
-	for _, o := range out {
-		if failed[o.ss] {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
-		if err := o.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: o}); err != nil {
-			failed[o.ss] = true
-			s.log.Debug("change notification not sent", "method", o.method, "error", err)
-		}
-		cancel()
-	}
+	s.out.put(out)
 }
 
-// sendTimeout bounds the sending of one notification to a slow client.
+// sendTimeout bounds the sending of one notification to a slow client,
+// besides the transport's write deadline.
 const sendTimeout = 10 * time.Second
 
 // targets lists the notifications a flush sends through listens and
-// legacy subscriptions.
-func (s *subscriptions) targets(uris []string, listChanged bool) []*outgoing {
+// legacy subscriptions: one per session or listen and resource, under the
+// spelling it used first.
+func (s *subscriptions) targets(keys []string, listChanged bool) []*outgoing {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*outgoing
-	for _, norm := range uris {
-		for h := range s.index[norm] {
-			st := s.sessions[h.ss]
-			if st.uris[h.uri].legacy {
-				out = append(out, &outgoing{ss: h.ss, method: notifyResourceUpdated, uri: h.uri})
+	for _, key := range keys {
+		for ss := range s.index[key] {
+			st := s.sessions[ss]
+			if sub := st.subs[key]; sub.legacy {
+				out = append(out, &outgoing{ss: ss, method: notifyResourceUpdated, uri: sub.uri})
 			}
 			for id, l := range st.listens {
-				if l.uris[h.uri] {
-					out = append(out, &outgoing{ss: h.ss, method: notifyResourceUpdated, uri: h.uri, id: id})
+				if uri, ok := l.uris[key]; ok {
+					out = append(out, &outgoing{ss: ss, method: notifyResourceUpdated, uri: uri, id: id})
 				}
 			}
 		}
@@ -196,8 +189,8 @@ func (n *notifier) add(uris []string, listChanged bool) {
 	}
 }
 
-// flush sends what is pending. When it returns, every change added before
-// it was called has been sent.
+// flush hands what is pending to send. When it returns, every change
+// added before it was called has been handed over.
 func (n *notifier) flush() {
 	n.flushMu.Lock()
 	defer n.flushMu.Unlock()

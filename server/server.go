@@ -27,6 +27,7 @@ type Server struct {
 	subs       *subscriptions // what clients asked to hear about, subscriptions.go
 	handshakes handshakes     // sessions past their legacy initialize, handshake.go
 	notify     *notifier      // coalesced change notifications, notify.go
+	out        *outboxes      // per-session queues of change notifications, outbox.go
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -55,7 +56,8 @@ func New(cfg Config) (*Server, error) {
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
 	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(backends)}
-	s.subs, s.notify = newSubscriptions(cfg.maxSubs), newNotifier(cfg.notifyDelay, s.deliver)
+	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
+	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
 		Instructions: cfg.instructions,

@@ -3,7 +3,6 @@ package server
 import (
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -28,31 +27,9 @@ func pollableInput(in io.Reader) (io.Reader, io.Closer) {
 	if !ok {
 		return in, nil
 	}
-	// The descriptor through Control, not Fd: Fd switches a file Go made
-	// non-blocking (an embedder's os.Pipe) back to blocking.
-	rc, err := f.SyscallConn()
-	if err != nil {
+	p := reopenPipe(f, syscall.O_RDONLY)
+	if p == nil {
 		return in, nil
 	}
-	orig := -1
-	if rc.Control(func(fd uintptr) { orig = int(fd) }) != nil || orig < 0 {
-		return in, nil
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(orig, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-		return in, nil
-	}
-	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(orig), syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return in, nil
-	}
-	// The reopened pipe must be the same pipe: /proc/self/fd/N is a link
-	// to it, but check rather than trust.
-	var again syscall.Stat_t
-	if syscall.Fstat(fd, &again) != nil || again.Dev != st.Dev || again.Ino != st.Ino {
-		_ = syscall.Close(fd)
-		return in, nil
-	}
-	p := os.NewFile(uintptr(fd), f.Name())
 	return p, p
 }

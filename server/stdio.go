@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
@@ -29,12 +30,22 @@ import (
 // message that is not a valid JSON-RPC 2.0 request -32600 (calls under
 // their id when it can be echoed exactly, else id null; malformed
 // notifications and responses get no reply), and the next line is served.
+// A client that stops reading does end it: where out has write deadlines
+// (a pipe, which is opened again non-blocking on Linux, or a net.Conn), a
+// piece of a write (at most 64 KiB) left untaken for DefaultWriteTimeout
+// ends the session with an error saying so.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	in, reopened := pollableInput(in)
 	if reopened != nil {
 		defer reopened.Close() // and so ends a read still waiting on it
 	}
+	out, reopenedOut := pollableOutput(out)
+	if reopenedOut != nil {
+		defer reopenedOut.Close()
+	}
 	c := newStdioConn(in, out, ctx, s.cfg.requestTimeout, s.log)
+	c.writeTimeout = s.cfg.stdioWriteTimeout
+	c.lagging = func() { s.laggard("write_timeout") }
 	// The session ends through the drained end of input, not through
 	// go-sdk's own cancellation, which would cut in-flight calls; that
 	// cancellation only comes one second after the drain bound, for a
@@ -98,8 +109,11 @@ type stdioConn struct {
 	ending context.Context // done once input has ended: listens end
 	end    context.CancelFunc
 
-	wmu sync.Mutex // serializes whole-line writes to out
-	out io.Writer
+	wmu          sync.Mutex // serializes whole-line writes to out
+	out          io.Writer
+	writeTimeout time.Duration // for each piece of a write, where out has deadlines
+	writeErr     error         // the write that missed its deadline: every later one fails
+	lagging      func()        // told when a write misses its deadline
 
 	// Read is not called concurrently: these belong to it.
 	queue   []jsonrpc.Message // the rest of the batch being read
@@ -129,7 +143,7 @@ type frameOrErr struct {
 
 func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.Duration, log *slog.Logger) *stdioConn {
 	lines, closed := make(chan frameOrErr), make(chan struct{})
-	c := &stdioConn{lines: lines, stop: stop, grace: grace, log: log, out: out,
+	c := &stdioConn{lines: lines, stop: stop, grace: grace, log: log, out: out, lagging: func() {},
 		inflight: map[jsonrpc.ID]bool{}, batches: map[jsonrpc.ID]*batch{},
 		changed: make(chan struct{}), closed: closed}
 	c.ending, c.end = context.WithCancel(context.Background())
@@ -390,12 +404,39 @@ func (c *stdioConn) writeBatch(answers []json.RawMessage) error {
 	return c.writeLine(b)
 }
 
-// writeLine writes b and a newline in one Write.
+// writeLine writes b and a newline, in pieces of at most writeChunk bytes,
+// each with the write timeout as its deadline where out has deadlines (a
+// pipe, opened again by pollableOutput). A client that takes nothing for
+// that long is not reading: its session ends (logged, counted), as it
+// would if it had closed its end.
 func (c *stdioConn) writeLine(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err := c.out.Write(append(b, '\n'))
-	return err
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	b = append(b, '\n')
+	dl, _ := c.out.(interface{ SetWriteDeadline(time.Time) error })
+	for len(b) > 0 {
+		if dl != nil && c.writeTimeout > 0 {
+			_ = dl.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+		}
+		n, err := c.out.Write(b[:min(len(b), writeChunk)])
+		b = b[n:]
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fmt.Errorf("the client did not read its output for %s: %w", c.writeTimeout, err)
+			c.writeErr = err
+			c.log.Warn("ending the stdio session: the client did not read its output within the write timeout",
+				"write_timeout", c.writeTimeout)
+			c.lagging()
+			_ = c.Close()
+			return err
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *stdioConn) Close() error {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -11,9 +12,15 @@ import (
 // subscriptions is what clients asked to hear about, per session: the
 // resources they subscribed to with legacy resources/subscribe, and their
 // 2026-07-28 listens with what each was acknowledged for. It bounds what a
-// session may make the host hold, maps the normalized URIs providers report
-// to the URIs clients sent, decides who hears of a change, and tells the
-// change feeds whether anyone is listening.
+// session, a client (client.go) and all clients together may make the host
+// hold, maps the URIs providers report to the URIs clients sent, decides
+// who hears of a change, and tells the change feeds whether anyone is
+// listening.
+//
+// A subscription is to a resource, not to a spelling of its URI: it is
+// keyed by subscriptionKey, so a session that subscribed under several
+// spellings holds one subscription, hears each change once (under the
+// spelling it used first), and an unsubscribe under any spelling ends it.
 //
 // go-sdk keeps a table of its own (uri -> session -> listen) and could send
 // the notifications, but it holds one listen per session and URI, so the
@@ -21,64 +28,121 @@ import (
 // go-sdk client opens one listen for list changes and one per Subscribe);
 // the server therefore delivers every change notification itself.
 type subscriptions struct {
-	max    int // per session: subscribed URIs, URIs named by open listens, open listens
-	maxAll int // across sessions: subscribed URIs, open listens
+	lim liveLimits
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionSubs
-	index    map[string]map[holder]bool // normalized uri -> who subscribed to it
-	held     int                        // subscribed URIs, all sessions
-	open     int                        // open listens, all sessions
+	index    map[string]map[*mcp.ServerSession]bool // subscription key -> sessions that hold it
+	clients  map[string]*clientShare                // by client key, while it holds anything
+	held     int                                    // subscribed resources, all sessions
+	open     int                                    // open listens, all sessions
 }
 
-// allSessions is how many sessions' worth of subscriptions the server
-// holds at most in total.
-const allSessions = 100
-
-// holder is a session's subscription to a URI, as the session sent it.
-type holder struct {
-	ss  *mcp.ServerSession
-	uri string
+// liveLimits are the bounds of live resources (Config, live.go).
+type liveLimits struct {
+	perSession       int // subscribed resources, URIs named by open listens, open listens
+	subsPerClient    int // subscribed resources of one client, all its sessions
+	subsTotal        int // subscribed resources, all clients
+	listensPerClient int // open listens of one client, all its sessions
+	listensTotal     int // open listens, all clients
 }
+
+// clientShare is what one client holds, across its sessions.
+type clientShare struct{ held, open int }
 
 // sessionSubs is one session's share of subscriptions.
 type sessionSubs struct {
-	uris    map[string]*subscription // by uri as the client sent it
+	client  string                   // the client that opened the session ("" for none: stdio, in-process)
+	subs    map[string]*subscription // by subscription key
 	named   int                      // URIs named by open listens, repeats included
 	open    int                      // open subscriptions/listen requests
 	listens map[any]*listening       // acknowledged listens, by subscription id
 }
 
-// subscription is one subscribed URI of a session: held by a legacy
-// subscribe (once however often repeated; one unsubscribe ends it) and by
-// refs listens that name it.
+// subscription is one subscribed resource of a session: held by a legacy
+// subscribe (once however often repeated, under whatever spelling; one
+// unsubscribe ends it) and by refs listens that name it.
 type subscription struct {
-	norm   string
+	uri    string // the spelling the session used first: notifications carry it
 	legacy bool
 	refs   int
 }
 
 // listening is what one listen was acknowledged for.
 type listening struct {
-	uris        map[string]bool // resourceSubscriptions, as sent
-	listChanged bool            // resourcesListChanged
+	uris        map[string]string // subscription key -> the spelling the listen named first
+	listChanged bool              // resourcesListChanged
 }
 
-func newSubscriptions(max int) *subscriptions {
+func newSubscriptions(lim liveLimits) *subscriptions {
 	return &subscriptions{
-		max:      max,
-		maxAll:   max * allSessions,
+		lim:      lim,
 		sessions: map[*mcp.ServerSession]*sessionSubs{},
-		index:    map[string]map[holder]bool{},
+		index:    map[string]map[*mcp.ServerSession]bool{},
+		clients:  map[string]*clientShare{},
 	}
 }
 
-// session returns the state of ss, creating it and arranging for it to be
-// dropped when the session ends. The caller holds s.mu.
-func (s *subscriptions) session(ss *mcp.ServerSession) *sessionSubs {
+// subscriptionKey is the key of the resource a normalized URI (checkURI)
+// names: percent-encodings in upper case, and those of unreserved
+// characters decoded (RFC 3986 sections 6.2.2.1 and 6.2.2.2), so that
+// spellings RFC 3986 calls equivalent are one subscription.
+func subscriptionKey(norm string) string {
+	if !strings.Contains(norm, "%") {
+		return norm
+	}
+	var b strings.Builder
+	for i := 0; i < len(norm); i++ {
+		c := norm[i]
+		if c != '%' || i+2 >= len(norm) || !isHex(norm[i+1]) || !isHex(norm[i+2]) {
+			b.WriteByte(c)
+			continue
+		}
+		d := unhex(norm[i+1])<<4 | unhex(norm[i+2])
+		if isUnreserved(d) {
+			b.WriteByte(d)
+		} else {
+			b.WriteString(strings.ToUpper(norm[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+}
+
+// keyOf is the subscription key of a URI a client sent, or "" for one
+// checkURI refuses.
+func keyOf(raw string) string {
+	norm, _, err := checkURI(raw)
+	if err != nil {
+		return ""
+	}
+	return subscriptionKey(norm)
+}
+
+// session returns the state of ss, creating it for client and arranging
+// for it to be dropped when the session ends. The caller holds s.mu.
+func (s *subscriptions) session(ss *mcp.ServerSession, client string) *sessionSubs {
 	st := s.sessions[ss]
 	if st == nil {
-		st = &sessionSubs{uris: map[string]*subscription{}, listens: map[any]*listening{}}
+		st = &sessionSubs{client: client, subs: map[string]*subscription{}, listens: map[any]*listening{}}
 		s.sessions[ss] = st
 		// The goroutine lives exactly as long as the session: Wait returns
 		// when its connection closes, whatever the transport.
@@ -90,31 +154,55 @@ func (s *subscriptions) session(ss *mcp.ServerSession) *sessionSubs {
 	return st
 }
 
-// add records that ss subscribed to uri (norm is its normalized form), by
-// a listen or by a legacy subscribe. It refuses a new URI past the
-// per-session bound.
-func (s *subscriptions) add(ss *mcp.ServerSession, uri, norm string, byListen bool) error {
+// share returns what the client of st holds, creating it. The caller holds
+// s.mu.
+func (s *subscriptions) share(st *sessionSubs) *clientShare {
+	c := s.clients[st.client]
+	if c == nil {
+		c = &clientShare{}
+		s.clients[st.client] = c
+	}
+	return c
+}
+
+// release forgets a client's share once it holds nothing. The caller holds
+// s.mu.
+func (s *subscriptions) release(client string) {
+	if c := s.clients[client]; c != nil && c.held == 0 && c.open == 0 {
+		delete(s.clients, client)
+	}
+}
+
+// add records that ss, opened by client, subscribed to uri (key is its
+// subscription key), by a listen or by a legacy subscribe. It refuses a
+// new resource past the session's bound, the client's share or the total.
+func (s *subscriptions) add(ss *mcp.ServerSession, client, uri, key string, byListen bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.session(ss)
-	if byListen && st.named >= s.max {
-		return tooMany("resources named by open listens", s.max)
+	st := s.session(ss, client)
+	if byListen && st.named >= s.lim.perSession {
+		return tooMany("resources named by open listens", s.lim.perSession)
 	}
-	sub := st.uris[uri]
+	sub := st.subs[key]
 	if sub == nil {
+		c := s.share(st)
+		defer s.release(st.client)
 		switch {
-		case len(st.uris) >= s.max:
-			return tooMany("subscribed resources", s.max)
-		case s.held >= s.maxAll:
+		case len(st.subs) >= s.lim.perSession:
+			return tooMany("subscribed resources", s.lim.perSession)
+		case st.client != "" && c.held >= s.lim.subsPerClient:
+			return clientFull("subscribed resources", s.lim.subsPerClient)
+		case s.held >= s.lim.subsTotal:
 			return serverFull()
 		}
-		sub = &subscription{norm: norm}
-		st.uris[uri] = sub
+		sub = &subscription{uri: uri}
+		st.subs[key] = sub
 		s.held++
-		if s.index[norm] == nil {
-			s.index[norm] = map[holder]bool{}
+		c.held++
+		if s.index[key] == nil {
+			s.index[key] = map[*mcp.ServerSession]bool{}
 		}
-		s.index[norm][holder{ss, uri}] = true
+		s.index[key][ss] = true
 	}
 	if byListen {
 		sub.refs++
@@ -125,15 +213,17 @@ func (s *subscriptions) add(ss *mcp.ServerSession, uri, norm string, byListen bo
 	return nil
 }
 
-// remove undoes add. Removing what is not held does nothing.
+// remove undoes add for the resource uri names, under whatever spelling.
+// Removing what is not held does nothing.
 func (s *subscriptions) remove(ss *mcp.ServerSession, uri string, byListen bool) {
+	key := keyOf(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessions[ss]
-	if st == nil || st.uris[uri] == nil {
+	if st == nil || st.subs[key] == nil {
 		return
 	}
-	sub := st.uris[uri]
+	sub := st.subs[key]
 	switch {
 	case byListen && sub.refs > 0:
 		sub.refs--
@@ -142,17 +232,19 @@ func (s *subscriptions) remove(ss *mcp.ServerSession, uri string, byListen bool)
 		sub.legacy = false
 	}
 	if !sub.legacy && sub.refs == 0 {
-		delete(st.uris, uri)
+		delete(st.subs, key)
 		s.held--
-		s.unindex(sub.norm, holder{ss, uri})
+		s.share(st).held--
+		s.release(st.client)
+		s.unindex(key, ss)
 	}
 }
 
-// unindex forgets one holder of norm. The caller holds s.mu.
-func (s *subscriptions) unindex(norm string, h holder) {
-	delete(s.index[norm], h)
-	if len(s.index[norm]) == 0 {
-		delete(s.index, norm)
+// unindex forgets one holder of key. The caller holds s.mu.
+func (s *subscriptions) unindex(key string, ss *mcp.ServerSession) {
+	delete(s.index[key], ss)
+	if len(s.index[key]) == 0 {
+		delete(s.index, key)
 	}
 }
 
@@ -164,19 +256,24 @@ func (s *subscriptions) drop(ss *mcp.ServerSession) {
 	if st == nil {
 		return
 	}
-	for uri, sub := range st.uris {
-		s.unindex(sub.norm, holder{ss, uri})
+	for key := range st.subs {
+		s.unindex(key, ss)
 	}
-	s.held -= len(st.uris)
+	c := s.share(st)
+	c.held -= len(st.subs)
+	c.open -= st.open
+	s.release(st.client)
+	s.held -= len(st.subs)
 	s.open -= st.open
 	delete(s.sessions, ss)
 }
 
-// subscribed reports whether any session subscribed to the normalized uri.
-func (s *subscriptions) subscribed(norm string) bool {
+// subscribed reports whether any session subscribed to the resource of
+// the subscription key.
+func (s *subscriptions) subscribed(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.index[norm]) > 0
+	return len(s.index[key]) > 0
 }
 
 // active reports whether any session holds a subscription or a listen
@@ -197,18 +294,24 @@ func (s *subscriptions) active() bool {
 	return false
 }
 
-// beginListen counts an open listen of ss, refusing one past the bound.
-func (s *subscriptions) beginListen(ss *mcp.ServerSession) error {
+// beginListen counts an open listen of ss, opened by client, refusing one
+// past the session's bound, the client's share or the total.
+func (s *subscriptions) beginListen(ss *mcp.ServerSession, client string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.session(ss)
+	st := s.session(ss, client)
+	c := s.share(st)
+	defer s.release(st.client)
 	switch {
-	case st.open >= s.max:
-		return tooMany("open subscriptions/listen requests", s.max)
-	case s.open >= s.maxAll:
+	case st.open >= s.lim.perSession:
+		return tooMany("open subscriptions/listen requests", s.lim.perSession)
+	case st.client != "" && c.open >= s.lim.listensPerClient:
+		return clientFull("open subscriptions/listen requests", s.lim.listensPerClient)
+	case s.open >= s.lim.listensTotal:
 		return serverFull()
 	}
 	st.open++
+	c.open++
 	s.open++
 	return nil
 }
@@ -222,9 +325,11 @@ func (s *subscriptions) acknowledged(ss *mcp.ServerSession, id any, ack mcp.Noti
 	if st == nil || st.open == 0 {
 		return
 	}
-	l := &listening{uris: map[string]bool{}, listChanged: ack.ResourcesListChanged}
+	l := &listening{uris: map[string]string{}, listChanged: ack.ResourcesListChanged}
 	for _, uri := range ack.ResourceSubscriptions {
-		l.uris[uri] = true
+		if key := keyOf(uri); key != "" && l.uris[key] == "" {
+			l.uris[key] = uri
+		}
 	}
 	st.listens[id] = l
 }
@@ -239,6 +344,8 @@ func (s *subscriptions) endListen(ss *mcp.ServerSession, id any) {
 	}
 	if st.open > 0 {
 		st.open--
+		s.share(st).open--
+		s.release(st.client)
 		s.open--
 	}
 	if id != nil {
@@ -246,10 +353,19 @@ func (s *subscriptions) endListen(ss *mcp.ServerSession, id any) {
 	}
 }
 
-// serverFull is the error of a request past a bound across sessions.
+// serverFull is the error of a request past a bound across clients.
 func serverFull() *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 		Message: "the server holds as many subscriptions as it may: try again later"}
+}
+
+// clientFull is the error of a request past a client's share.
+func clientFull(what string, max int) *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code: jsonrpc.CodeInvalidParams,
+		Message: fmt.Sprintf("too many %s: at most %d per client across its sessions; "+
+			"unsubscribe or end a listen first", what, max),
+	}
 }
 
 // tooMany is the error of a request past a per-session bound.

@@ -75,6 +75,18 @@ func TestServe_serverBounds(t *testing.T) {
 	require.Contains(t, logs, "max subscriptions 200000 out of range")
 }
 
+// TestServe_liveShares: the per-client shares and totals of the live
+// pools reach the server, which refuses a share above its total.
+func TestServe_liveShares(t *testing.T) {
+	path := writeConfig(t, `{"providers": [{"module": "good.wasm"}]}`)
+	code, logs := serveConfig(t, path, "--max-listens-per-client", "300", "--max-listens", "100")
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "listens per client 300, total 100")
+	code, logs = serveConfig(t, path, "--max-subscriptions-per-client", "0")
+	require.Equal(t, 1, code, logs)
+	require.Contains(t, logs, "subscriptions per client 0, total 50000")
+}
+
 // TestE2E_maxSubscriptions: --max-subscriptions bounds a session's
 // subscriptions on the real binary.
 func TestE2E_maxSubscriptions(t *testing.T) {

@@ -37,6 +37,8 @@ func httpFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-sessions-per-client", Category: httpCategory, Value: server.DefaultMaxSessionsPerClient, DefaultText: "100, off on a loopback bind without tokens or --trusted-proxy",
 			Usage: "legacy sessions one client (token subject, or address when anonymous) may hold (429 beyond); 0 removes this bound"},
 		&cli.DurationFlag{Name: "session-timeout", Category: httpCategory, Value: server.DefaultSessionIdleTimeout, Usage: "close a legacy session after this long without requests (an open GET stream counts as one)"},
+		&cli.DurationFlag{Name: "write-timeout", Category: httpCategory, Value: server.DefaultWriteTimeout,
+			Usage: "close a response or event stream whose client has not taken a write (up to 64 KiB) within this long"},
 		&cli.DurationFlag{Name: "keepalive", Category: httpCategory, Value: server.DefaultKeepAlive, Usage: "SSE keep-alive comment interval on idle event streams"},
 		&cli.StringFlag{Name: "tls-cert", Category: httpCategory, Usage: "serve HTTPS with the certificate chain in PEM `FILE` (with --tls-key)"},
 		&cli.StringFlag{Name: "tls-key", Category: httpCategory, Usage: "private key PEM `FILE` of --tls-cert"},
@@ -130,7 +132,8 @@ func httpConfig(c *cli.Context) (server.HTTPConfig, error) {
 		WithMaxBodyBytes(int64(min(maxBody, 1<<40))).
 		WithSessionIdleTimeout(c.Duration("session-timeout")).
 		WithMaxSessions(c.Int("max-sessions")).
-		WithKeepAlive(c.Duration("keepalive"))
+		WithKeepAlive(c.Duration("keepalive")).
+		WithWriteTimeout(c.Duration("write-timeout"))
 	// Unless given, the per-client limits keep the server's default, which
 	// depends on the bind (server.NewHTTPConfig).
 	if c.IsSet("rate-limit") || c.IsSet("rate-burst") {

@@ -9,8 +9,9 @@ import (
 
 // The metric set feeds on both layers without either importing it.
 var (
-	_ runtime.Observer = (*metrics.Set)(nil)
-	_ server.Observer  = (*metrics.Transport)(nil)
+	_ runtime.Observer       = (*metrics.Set)(nil)
+	_ server.Observer        = (*metrics.Transport)(nil)
+	_ server.LaggardObserver = (*metrics.Transport)(nil)
 )
 
 // metricsPath is where serve --http serves the Prometheus exposition.

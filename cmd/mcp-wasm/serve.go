@@ -55,7 +55,15 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "twice the CPUs, at least 4",
 				Usage: "guest calls and instantiations in flight across all providers (bounds host stack that deep guest recursion uses outside the memory cap)"},
 			&cli.IntFlag{Name: "max-subscriptions", Value: server.DefaultMaxSubscriptions,
-				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open (all sessions together: 100 times as many)"},
+				Usage: "resources one session may subscribe to, and subscriptions/listen requests it may hold open"},
+			&cli.IntFlag{Name: "max-subscriptions-per-client", Value: server.DefaultMaxSubscriptionsPerClient,
+				Usage: "resources one client (token subject, or address when anonymous) may subscribe to across its sessions"},
+			&cli.IntFlag{Name: "max-subscriptions-total", Value: server.DefaultMaxSubscriptionsTotal,
+				Usage: "resources all clients together may subscribe to (each costs about 360 bytes plus its URI)"},
+			&cli.IntFlag{Name: "max-listens-per-client", Value: server.DefaultMaxListensPerClient,
+				Usage: "subscriptions/listen requests one client may hold open across its sessions"},
+			&cli.IntFlag{Name: "max-listens", Value: server.DefaultMaxListens,
+				Usage: "subscriptions/listen requests all clients together may hold open (over HTTP each costs about 60 KiB plus socket buffers)"},
 			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
 			configFlag(),
@@ -102,6 +110,8 @@ func serveAction(c *cli.Context) error {
 	}
 	scfg = scfg.WithLogger(log).
 		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
+		WithSubscriptionShares(c.Int("max-subscriptions-per-client"), c.Int("max-subscriptions-total")).
+		WithListenShares(c.Int("max-listens-per-client"), c.Int("max-listens")).
 		WithResourceTools(c.Bool("resource-tools")).
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.

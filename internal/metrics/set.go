@@ -41,6 +41,7 @@ type Set struct {
 	sessionsTotal *CounterVec
 	streams       *GaugeVec
 	notifications *CounterVec
+	laggards      *CounterVec
 	httpResponses *CounterVec
 
 	mu        sync.Mutex
@@ -64,6 +65,9 @@ func NewSet() *Set {
 	s.sessionsTotal = r.Counter("mcpwasm_transport_sessions_total", "MCP sessions opened.", "transport")
 	s.streams = r.Gauge("mcpwasm_transport_streams", "Open long-lived server-to-client streams (subscriptions/listen, the HTTP GET stream).", "transport")
 	s.notifications = r.Counter("mcpwasm_transport_notifications_total", "Notifications sent to clients, by method.", "transport", "method")
+	s.laggards = r.Counter("mcpwasm_transport_laggards_total",
+		"Clients that did not keep up with what the server sends them, by reason: write_timeout (a stream closed because its client did not read within the write timeout), queue_full (change notifications dropped from a session's queue).",
+		"transport", "reason")
 	s.httpResponses = r.Counter("mcpwasm_http_responses_total", "HTTP responses, by status code.", "code")
 	return s
 }
@@ -176,6 +180,12 @@ func (t *Transport) Request(method, outcome string, d time.Duration) {
 // Notification records one notification sent to a client.
 func (t *Transport) Notification(method string) {
 	t.s.notifications.With(t.name, method).Inc()
+}
+
+// Laggard records a client that did not keep up (server.LaggardObserver):
+// reason is write_timeout or queue_full.
+func (t *Transport) Laggard(reason string) {
+	t.s.laggards.With(t.name, reason).Inc()
 }
 
 // Session records a session opened (delta 1) or closed (delta -1).

@@ -60,6 +60,7 @@ func TestSetTransportFamilies(t *testing.T) {
 	tr.Session(1)
 	tr.Session(-1)
 	tr.Stream(1)
+	tr.Laggard("write_timeout")
 
 	_, e := scrape(t, s.Registry())
 	for _, tt := range []struct {
@@ -74,6 +75,7 @@ func TestSetTransportFamilies(t *testing.T) {
 		{"mcpwasm_transport_sessions", []string{"transport", "stdio"}, 1},
 		{"mcpwasm_transport_sessions_total", []string{"transport", "stdio"}, 2},
 		{"mcpwasm_transport_streams", []string{"transport", "stdio"}, 1},
+		{"mcpwasm_transport_laggards_total", []string{"transport", "stdio", "reason", "write_timeout"}, 1},
 	} {
 		v, ok := e.Value(tt.name, tt.labels...)
 		require.True(t, ok, "%s %v missing", tt.name, tt.labels)
