@@ -29,7 +29,7 @@ import (
 // fd_pwrite report how much they moved), an errno for counts past an
 // implementation limit (poll_oneoff: EINVAL; paths: ENAMETOOLONG), and
 // chunking where the result must be whole (random_get, fd_readdir). The
-// table of per-call bounds is in abi/ABI.md §9.2.
+// table of per-call bounds is in abi/ABI.md §9.3.
 
 // Per-call bounds of the WASI functions.
 const (

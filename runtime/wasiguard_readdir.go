@@ -29,13 +29,11 @@ func guardReaddir(inner api.GoModuleFunction) api.GoModuleFunction {
 		sub := make([]uint64, 5)
 		cookie, off := stack[3], uint32(0)
 		for {
-			n := min(readdirChunk, bufLen-off)
-			if n < direntHeader {
-				// Too little room for a header: a single call would have
-				// cut the next entry here and reported a full buffer; the
-				// caller reads on from its last whole entry.
-				off = bufLen
-				break
+			// The last chunk takes what is left, so that no chunk leaves
+			// less room than a dirent header.
+			n := bufLen - off
+			if n > readdirChunk+direntHeader {
+				n = readdirChunk
 			}
 			sub[0], sub[1], sub[2], sub[3], sub[4] = stack[0], uint64(buf+off), uint64(n), cookie, stack[4]
 			inner.Call(ctx, mod, sub)

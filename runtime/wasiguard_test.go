@@ -22,7 +22,7 @@ const (
 	wasiMemory = 64 << 20
 	// wasiStopBound is what the tests assert: the call ends this long after
 	// its deadline at most. Generous: the documented bound (abi/ABI.md
-	// §9.2) is a few milliseconds on an idle core; the suite runs with both
+	// §9.3) is a few milliseconds on an idle core; the suite runs with both
 	// cores busy.
 	wasiStopBound = 10 * time.Second
 	// wasiOuterBound fails a test whose call does not end at all.

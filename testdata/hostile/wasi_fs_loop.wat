@@ -5,7 +5,7 @@
 ;;   evil:pread    fd_pread of "big" into all of memory (up to 64 MiB) per call
 ;;   evil:path     path_open of a path as long as memory (aaaa...)
 ;; Expect abi.ErrTimeout within the stop bound after the deadline (abi/ABI.md
-;; §9.2), then a good call succeeds on a fresh instance.
+;; §9.3), then a good call succeeds on a fresh instance.
 ;;
 ;; Skeleton: a copy of good.wat (memory map and helpers are documented there).
 (module

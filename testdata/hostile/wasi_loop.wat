@@ -4,7 +4,7 @@
 ;;   evil:write   fd_write to stdout with every iovec memory holds (8M)
 ;;   evil:poll    poll_oneoff with every subscription memory holds (800K)
 ;; Expect abi.ErrTimeout within the stop bound after the deadline (abi/ABI.md
-;; §9.2), then a good call succeeds on a fresh instance.
+;; §9.3), then a good call succeeds on a fresh instance.
 ;;
 ;; Skeleton: a copy of good.wat (memory map and helpers are documented there).
 (module
