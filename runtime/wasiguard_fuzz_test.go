@@ -57,7 +57,7 @@ const (
 	// hostCallDeadline is the deadline of the child's call.
 	hostCallDeadline = 100 * time.Millisecond
 	// hostCallStopBound is how long past its deadline a call may end: the
-	// documented bound (abi/ABI.md §9.2, a few milliseconds on an idle core)
+	// documented bound (abi/ABI.md §9.3, a few milliseconds on an idle core)
 	// with room for a machine whose cores are all busy.
 	hostCallStopBound = 2 * time.Second
 	// hostCallOuterBound kills a child whose call does not end at all.
@@ -171,8 +171,8 @@ func parseHostCallReport(t *testing.T, out string) (late time.Duration, hwm int6
 // hostCallEnv and prints how late the call ended, its peak RSS and the
 // call's error.
 func TestHostCallChild(t *testing.T) {
-	enc := os.Getenv(hostCallEnv)
-	if enc == "" {
+	enc, ok := os.LookupEnv(hostCallEnv)
+	if !ok {
 		t.Skip("run by FuzzHostCalls")
 	}
 	prog, err := hex.DecodeString(enc)
