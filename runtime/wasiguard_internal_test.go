@@ -160,3 +160,136 @@ func parseWASIDirents(b []byte, bufLen uint32) (names []string, next uint64, end
 	}
 	return names, next, uint32(len(b)) < bufLen
 }
+
+// TestIOVecsShortTransfer: fd_pread past 1 MiB or 1,024 iovecs is a short
+// read of exactly the bytes a longer read starts with, and the guest's
+// iovec array is as it was.
+func TestIOVecsShortTransfer(t *testing.T) {
+	dir := t.TempDir()
+	content := make([]byte, 3<<20)
+	for i := range content {
+		content[i] = byte(i * 7)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), content, 0o644))
+	cases := []struct {
+		name  string
+		iovs  [][2]uint32 // buf, len
+		nread uint32
+	}{
+		{"one big iovec", [][2]uint32{{0x100000, 3 << 20}}, maxIOBytes},
+		{"cut inside the second", [][2]uint32{{0x100000, 700 << 10}, {0x300000, 700 << 10}}, maxIOBytes},
+		{"2000 iovecs of 16 bytes", repeatIOVec(2000, 16), maxIOVecs * 16},
+		{"small, whole", [][2]uint32{{0x100000, 100}, {0x200000, 200}}, 300},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mod, pread := guardedPread(t, dir)
+			mem := mod.Memory()
+			arr := make([]byte, 0, 8*len(c.iovs))
+			for _, v := range c.iovs {
+				arr = binary.LittleEndian.AppendUint32(arr, v[0])
+				arr = binary.LittleEndian.AppendUint32(arr, v[1])
+			}
+			require.True(t, mem.Write(0x10000, arr))
+			res, err := pread.Call(t.Context(), 4, 0x10000, uint64(len(c.iovs)), 0, 0x100)
+			require.NoError(t, err)
+			require.Zero(t, res[0], "errno")
+			nread, _ := mem.ReadUint32Le(0x100)
+			require.Equal(t, c.nread, nread)
+			after, _ := mem.Read(0x10000, uint32(len(arr)))
+			require.Equal(t, arr, after, "the iovec array was not restored")
+			off := uint32(0)
+			for _, v := range c.iovs {
+				n := min(v[1], nread-off)
+				got, _ := mem.Read(v[0], n)
+				require.Equal(t, content[off:off+n], got)
+				if off += n; off == nread {
+					break
+				}
+			}
+		})
+	}
+}
+
+func repeatIOVec(n int, l uint32) [][2]uint32 {
+	out := make([][2]uint32, n)
+	for i := range out {
+		out[i] = [2]uint32{0x100000 + uint32(i)*l, l}
+	}
+	return out
+}
+
+// guardedPread instantiates a guest (64 MiB of memory) that forwards to the
+// guarded fd_pread, with dir granted and its file "f" opened as fd 4.
+func guardedPread(t *testing.T, dir string) (api.Module, api.Function) {
+	t.Helper()
+	ctx := context.WithoutCancel(t.Context())
+	r := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { _ = r.Close(ctx) })
+	require.NoError(t, instantiateWASI(ctx, r))
+	defs := r.Module(wasiModule).ExportedFunctionDefinitions()
+	cfg := wazero.NewModuleConfig().WithName("").
+		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(hostCallMount(t, dir), "/data"))
+	mod, err := r.InstantiateWithConfig(ctx, forwardGuest(wasiModule, "fd_pread", defs["fd_pread"].ParamTypes(), defs["fd_pread"].ResultTypes(), 1024), cfg)
+	require.NoError(t, err)
+	require.True(t, mod.Memory().Write(0x200, []byte("f")))
+	// Each module has its own file table: open "f" in the reader's own by
+	// calling the guarded path_open with the reader as the caller.
+	res := make([]uint64, 9)
+	copy(res, []uint64{3, 0, 0x200, 1, 0, 6, 0, 0, 0x204})
+	guardWASIByName(t, r, "path_open").Call(ctx, mod, res)
+	require.Zero(t, res[0], "path_open errno")
+	fd, _ := mod.Memory().ReadUint32Le(0x204)
+	require.Equal(t, uint32(4), fd)
+	return mod, mod.ExportedFunction("f")
+}
+
+// guardWASIByName returns the guarded Go function of name as linked in r.
+func guardWASIByName(t *testing.T, r wazero.Runtime, name string) api.GoModuleFunction {
+	t.Helper()
+	fn, ok := r.Module(wasiModule).ExportedFunctionDefinitions()[name].GoFunction().(api.GoModuleFunction)
+	require.True(t, ok)
+	return fn
+}
+
+// TestRandomChunksSameBytes: the chunked random_get fills the buffer with
+// the bytes one call of wazero's fills it with (its deterministic source).
+func TestRandomChunksSameBytes(t *testing.T) {
+	n := uint64(5*randomChunk + 123)
+	var got [2][]byte
+	for i, guarded := range []bool{true, false} {
+		mod, f := guardedCall(t, guarded, "random_get", "")
+		res, err := f.Call(t.Context(), 0x10000, n)
+		require.NoError(t, err)
+		require.Zero(t, res[0])
+		b, _ := mod.Memory().Read(0x10000, uint32(n))
+		got[i] = append([]byte(nil), b...)
+	}
+	require.Equal(t, got[1], got[0])
+	require.NotEqual(t, make([]byte, n), got[0])
+}
+
+// TestGuardRefusals: counts past a limit fail with the errno WASI names,
+// at the limit the call goes through, and a range outside memory faults.
+func TestGuardRefusals(t *testing.T) {
+	_, poll := guardedCall(t, true, "poll_oneoff", "")
+	res, err := poll.Call(t.Context(), 0x10000, 0x10000+maxSubscriptions*48, maxSubscriptions+1, 0x100)
+	require.NoError(t, err)
+	require.Equal(t, uint64(errnoInval), res[0])
+	res, err = poll.Call(t.Context(), 0x10000, 0x10000+maxSubscriptions*48, maxSubscriptions, 0x100)
+	require.NoError(t, err)
+	require.Zero(t, res[0])
+
+	_, open := guardedCall(t, true, "path_open", t.TempDir())
+	res, err = open.Call(t.Context(), 3, 0, 0x10000, maxPath+1, 0, 6, 0, 0, 0x100)
+	require.NoError(t, err)
+	require.Equal(t, uint64(errnoNameTooLong), res[0])
+	res, err = open.Call(t.Context(), 3, 0, 0x10000, maxPath, 0, 6, 0, 0, 0x100)
+	require.NoError(t, err)
+	require.NotEqual(t, uint64(errnoNameTooLong), res[0], "a path of PATH_MAX bytes reaches the filesystem")
+
+	_, write := guardedCall(t, true, "fd_write", "")
+	res, err = write.Call(t.Context(), 1, 64*pageSize-8, 2, 0x100)
+	require.NoError(t, err)
+	require.Equal(t, uint64(errnoFault), res[0])
+}
