@@ -170,6 +170,10 @@ func guardRandom(inner api.GoModuleFunction) api.GoModuleFunction {
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
 		stopIfDone(ctx)
 		buf, n := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+		if n <= randomChunk {
+			inner.Call(ctx, mod, stack)
+			return
+		}
 		if _, ok := mod.Memory().Read(buf, n); !ok {
 			stack[0] = errnoFault
 			return
