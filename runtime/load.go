@@ -232,10 +232,12 @@ func (p *Provider) instanceConfig(track *fileTrack) (wazero.ModuleConfig, []*roo
 	}
 	fsCfg := wazero.NewFSConfig()
 	mounts := make([]*rootFS, 0, len(p.mountFS))
+	files := &openFiles{}
 	for _, m := range p.mountFS {
 		own := *m.fs
 		own.track = track
 		own.parent = parentDir{}
+		own.files = files
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
 		mounts = append(mounts, &own)
 	}

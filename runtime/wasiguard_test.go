@@ -113,3 +113,28 @@ func TestWASIInitDeadline(t *testing.T) {
 	require.Less(t, took, hostileTimeout+wasiStopBound, "_initialize outlived the init deadline")
 	t.Logf("_initialize ended %s after its deadline", took-hostileTimeout)
 }
+
+// TestGrantOpenFilesCapped: a guest that opens files in a granted
+// directory and never closes them holds at most the per-instance cap of
+// host descriptors (the cap counts the preopen too), across calls of its
+// pooled instance; the host keeps its own.
+func TestGrantOpenFilesCapped(t *testing.T) {
+	cfg := hostileConfig().WithTimeout(5 * time.Second).
+		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: t.TempDir(), GuestPath: "/data"}}})
+	rt := newHostileRuntime(t, &logSink{})
+	p, err := loadHostile(t, rt, "wasi_fs_loop.wasm", cfg)
+	require.NoError(t, err)
+	text, err := callOp(t.Context(), p, abi.OpRead, "evil:fds")
+	require.NoError(t, err)
+	n, err := strconv.Atoi(text)
+	require.NoError(t, err)
+	require.Greater(t, n, 200)
+	require.LessOrEqual(t, n, 256)
+	text, err = callOp(t.Context(), p, abi.OpRead, "evil:fds")
+	require.NoError(t, err)
+	require.Equal(t, "0", text, "the pooled instance still holds its files: no more opens")
+	f, err := os.Open(os.DevNull)
+	require.NoError(t, err, "the host ran out of descriptors")
+	require.NoError(t, f.Close())
+	requireGoodCalls(t, p)
+}

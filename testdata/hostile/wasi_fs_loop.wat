@@ -4,6 +4,9 @@
 ;;   evil:readdir  fd_readdir of fd 3 from cookie 0 into all of memory per call
 ;;   evil:pread    fd_pread of "big" into all of memory (up to 64 MiB) per call
 ;;   evil:path     path_open of a path as long as memory (aaaa...)
+;;   evil:fds      path_open of "." until it fails, never closing; the text
+;;                 of the read is how many opens succeeded (at most the
+;;                 host's per-instance cap, abi/ABI.md §9.3)
 ;; Expect abi.ErrTimeout within the stop bound after the deadline (abi/ABI.md
 ;; §9.3), then a good call succeeds on a fresh instance.
 ;;
@@ -27,6 +30,10 @@
   (data (i32.const 0x680) "evil:pread")
   (data (i32.const 0x700) "evil:path")
   (data (i32.const 0x780) "big")
+  (data (i32.const 0x790) "evil:fds")
+  (data (i32.const 0x7a0) ".")
+  (data (i32.const 0x800) "{\"contents\":[{\"uri\":\"evil:good\",\"text\":\"")
+  (data (i32.const 0x880) "\"}]}")
 
   (global $in_len (mut i32) (i32.const 0))
 
@@ -125,6 +132,25 @@
         (i32.const 0) (i64.const 6) (i64.const 0) (i32.const 0) (i32.const 0x3004)))
       (br $again)))
 
+  ;; $fds opens "." until path_open fails and answers read with the count.
+  (func $fds (result i32)
+    (local $n i32) (local $at i32)
+    (block $failed
+      (loop $again
+        (br_if $failed (call $path_open (i32.const 3) (i32.const 0) (i32.const 0x7a0) (i32.const 1)
+          (i32.const 0) (i64.const 6) (i64.const 0) (i32.const 0) (i32.const 0x3004)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $again)))
+    (local.set $at (i32.const 0x3100))
+    (loop $digit
+      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
+      (i32.store8 (local.get $at) (i32.add (i32.const 0x30) (i32.rem_u (local.get $n) (i32.const 10))))
+      (local.set $n (i32.div_u (local.get $n) (i32.const 10)))
+      (br_if $digit (local.get $n)))
+    (drop (call $reply (i32.const 0x800)))
+    (drop (call $output_write (local.get $at) (i32.sub (i32.const 0x3100) (local.get $at))))
+    (call $reply (i32.const 0x880)))
+
   ;; ---- operations ----
 
   (func (export "mcpw_v1_describe") (param $len i32) (result i32)
@@ -147,6 +173,8 @@
       (then (return (call $pread))))
     (if (call $has (i32.const 0x700))
       (then (call $path)))
+    (if (call $has (i32.const 0x790))
+      (then (return (call $fds))))
     (call $reply (i32.const 0x400)))
 
   (func (export "mcpw_v1_complete") (param $len i32) (result i32)
