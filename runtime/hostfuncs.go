@@ -70,11 +70,10 @@ func violation(format string, args ...any) *hostFault {
 	return &hostFault{kind: abi.ErrViolation, msg: fmt.Sprintf(format, args...)}
 }
 
-// enter fetches the call state and stops the guest if the call is done.
+// enter fetches the call state and stops the guest if the call is done or
+// past its deadline.
 func enter(ctx context.Context, name string) *callState {
-	if err := ctx.Err(); err != nil {
-		panic(stopFault(err))
-	}
+	stopIfDone(ctx)
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	if st == nil || st.initializing {
 		panic(violation("%s called outside an operation call (during _initialize or a start function)", name))

@@ -15,7 +15,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -136,7 +135,7 @@ func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 // initialize links the host modules, makes the first instance, calls
 // describe, and mounts granted directories where the provider asked.
 func (p *Provider) initialize(ctx context.Context) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.wr); err != nil {
+	if err := instantiateWASI(ctx, p.wr); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
 	}
 	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {
@@ -233,10 +232,12 @@ func (p *Provider) instanceConfig(track *fileTrack) (wazero.ModuleConfig, []*roo
 	}
 	fsCfg := wazero.NewFSConfig()
 	mounts := make([]*rootFS, 0, len(p.mountFS))
+	files := &openFiles{}
 	for _, m := range p.mountFS {
 		own := *m.fs
 		own.track = track
 		own.parent = parentDir{}
+		own.files = files
 		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
 		mounts = append(mounts, &own)
 	}

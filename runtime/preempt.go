@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -48,12 +47,7 @@ func stopFault(cause error) *hostFault {
 }
 
 func preemptCheck(ctx context.Context, _ api.Module, stack []uint64) {
-	if err := ctx.Err(); err != nil {
-		panic(stopFault(err))
-	}
-	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
-		panic(stopFault(context.DeadlineExceeded))
-	}
+	stopIfDone(ctx)
 	stack[0] = api.EncodeI64(wasmbin.DefaultBudget)
 }
 

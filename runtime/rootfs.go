@@ -53,6 +53,9 @@ type rootFS struct {
 	// operator's symlinks were resolved when the grant was planned).
 	// onlyHost is the reverse map.
 	only, onlyHost map[string]string
+	// files, in an instance's copy, counts the files the instance holds
+	// open across its mounts (rootfs_limit.go).
+	files *openFiles
 }
 
 // name maps a guest path (relative to the mount, as wazero passes it) to
@@ -228,18 +231,23 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, _ fs.FileMode) (
 	case flag&experimentalsys.O_DIRECTORY != 0 && !fi.IsDir():
 		return nil, experimentalsys.ENOTDIR
 	}
+	if errno := r.files.acquire(); errno != 0 {
+		return nil, errno
+	}
 	f, err := r.open(n, osFlag)
 	if err != nil {
+		r.files.release()
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
 	if fi, err = f.Stat(); err != nil || !servable(fi) || (r.only != nil && n != "." && fi.IsDir()) {
 		_ = f.Close()
+		r.files.release()
 		return nil, experimentalsys.EPERM
 	}
 	// The stat just taken answers the guest's first stat of the file (the
 	// usual next call: how big is it?), rather than a second fstat a few
 	// microseconds later.
-	rf := &rootFile{f: f, dir: fi.IsDir(), opened: fi}
+	rf := &rootFile{f: f, dir: fi.IsDir(), opened: fi, count: r.files}
 	if r.only != nil && n == "." {
 		rf.onlyHost = r.onlyHost
 	}
@@ -271,6 +279,8 @@ type rootFile struct {
 	onlyHost map[string]string
 	// dirents reads the directory's entries (rootfs_dirent_*.go).
 	dirents direntReader
+	// count is the instance's open-file count, released once at Close.
+	count *openFiles
 }
 
 func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {
@@ -359,6 +369,8 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 }
 
 func (f *rootFile) Close() experimentalsys.Errno {
+	f.count.release()
+	f.count = nil
 	return experimentalsys.UnwrapOSError(f.f.Close())
 }
 
