@@ -65,13 +65,13 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // clientKey names the client that the rate limit and legacy sessions are
-// counted against: the authenticated subject, else the client address (its
-// /64 for IPv6).
+// counted against: its principalKey, the authenticated principal (kind,
+// issuer and subject), else the client address (its /64 for IPv6).
 func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
-	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
-		return "subject " + p.subject
+	if _, ok := ctx.Value(principalCtxKey{}).(*principal); ok {
+		return principalKey(ctx)
 	}
-	return "address " + rateKey(h.clientAddr(r)).String()
+	return addressKey(h.clientAddr(r))
 }
 
 func sessionRefusalStatus(refused string) int {
@@ -100,7 +100,7 @@ func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
 // body.
 //
 // The rate limit counts the client once it is known: an authenticated
-// request against its token's subject (however many addresses it comes
+// request against its principal (however many addresses it comes
 // from, and apart from other tokens behind the same address), a request
 // that fails authentication against its address, so that guessing tokens
 // is limited too.
@@ -124,7 +124,7 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 			h.deny(ctx, r, start, cmp.Or(aerr.code, "unauthenticated"), aerr.status)
 			return ctx, peek{}, true
 		}
-		ctx = context.WithValue(ctx, principalKey{}, p)
+		ctx = context.WithValue(ctx, principalCtxKey{}, p)
 	}
 	if h.limitedNow(ctx, w, r, start) {
 		return ctx, peek{}, true
@@ -151,8 +151,8 @@ func (h *httpHandler) limitedNow(ctx context.Context, w http.ResponseWriter, r *
 // deny writes the audit line of a request refused before MCP.
 func (h *httpHandler) deny(ctx context.Context, r *http.Request, start time.Time, reason string, status int) {
 	who := "anonymous@" + ctx.Value(clientAddrKey{}).(string)
-	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
-		who = p.subject
+	if p, ok := ctx.Value(principalCtxKey{}).(*principal); ok {
+		who = p.key
 	}
 	h.s.audit(ctx, auditEvent{who: who, method: r.Method + " " + r.URL.Path,
 		decision: decisionDeny, reason: reason, status: status, duration: time.Since(start)})
