@@ -16,9 +16,9 @@ import (
 
 // principal is an authenticated client, as the HTTP handler keeps it.
 type principal struct {
-	key     string // principalKey: kind, issuer and subject (principal.go)
-	scopes  []string
-	expiry  time.Time // zero for static tokens
+	key    string // principalKey: kind, issuer and subject (principal.go)
+	scopes []string
+	expiry time.Time // zero for static tokens
 }
 
 // authError is a refused authentication: the status and RFC 6750 code the
