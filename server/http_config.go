@@ -238,9 +238,11 @@ func (c HTTPConfig) WithTLS(cfg *tls.Config) HTTPConfig {
 }
 
 // WithRoute serves h at pattern (an http.ServeMux pattern, e.g.
-// "GET /metrics") beside /mcp. It gets neither the Host and Origin checks
-// nor authentication nor the rate limit: like /healthz, it is meant for
-// the operator's infrastructure. Defaults to none.
+// "GET /metrics") beside /mcp. Like /healthz and /readyz it gets neither
+// authentication nor the rate limit: it is meant for the operator's
+// infrastructure. On a loopback connection it gets the Host and Origin
+// checks of /mcp (403 otherwise), so that DNS rebinding cannot reach it.
+// Defaults to none.
 func (c HTTPConfig) WithRoute(pattern string, h http.Handler) HTTPConfig {
 	c.routes = append(slices.Clone(c.routes), route{pattern, h})
 	return c

@@ -107,7 +107,7 @@ func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
 func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.Time) (context.Context, peek, bool) {
 	ctx := context.WithValue(r.Context(), clientAddrKey{}, h.clientAddr(r).String())
 	if reason := h.guard.check(r); reason != "" {
-		http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
+		h.forbid(w, reason)
 		h.deny(ctx, r, start, reason, http.StatusForbidden)
 		return ctx, peek{}, true
 	}
@@ -135,6 +135,11 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 		return ctx, peek{}, true
 	}
 	return ctx, pk, false
+}
+
+// forbid answers a request whose Host or Origin (reason) the guard refused.
+func (h *httpHandler) forbid(w http.ResponseWriter, reason string) {
+	http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
 }
 
 // limitedNow takes a token of the client of r and, when there is none,
