@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/server/auth"
 	"github.com/mcp-wasm/mcp-wasm/server/auth/authtest"
 )
@@ -110,4 +112,43 @@ func TestPrincipalKey(t *testing.T) {
 	}
 	require.Equal(t, "oauth:"+strconv.Itoa(len("https://x"))+":https://x:sub:alice", keyOf(&ps[6]))
 	require.Equal(t, "stdio", principalKey(t.Context()))
+}
+
+// TestPrincipalKey_inHandlers: the context a provider call gets carries
+// the principal of the request, on a legacy session (whose handlers run
+// in the context of the initialize that opened it, bound to the same
+// principal) and on 2026-07-28 requests; an anonymous client is its
+// address.
+func TestPrincipalKey_inHandlers(t *testing.T) {
+	iss := authtest.NewIssuer(t)
+	cfg, static, sub, _ := collidingAuth(t, iss)
+	seen := make(chan string, 16)
+	p := notesProvider().WithIntercept(func(ctx context.Context, op, _ string) error {
+		if op == abi.OpRead {
+			seen <- principalKey(ctx)
+		}
+		return nil
+	})
+	s := newServer(t, NewConfig().WithProviders(p))
+	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(cfg))
+	jwtKey := "oauth:" + strconv.Itoa(len(iss.URL())) + ":" + iss.URL() + ":sub:alice"
+	for _, tc := range []struct{ version, token, want string }{
+		{"2025-11-25", static, "static:alice"},
+		{"2025-11-25", sub, jwtKey},
+		{"2026-07-28", static, "static:alice"},
+		{"2026-07-28", sub, jwtKey},
+	} {
+		cs := connectHTTP(t, url, tc.version, bearerClient(tc.token), nil)
+		_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///hello"})
+		require.NoError(t, err)
+		require.Equal(t, tc.want, <-seen, tc.version)
+	}
+	anon := connectHTTP(t, serveHTTP(t, s, NewHTTPConfig()), "2025-11-25", nil, nil)
+	_, err := anon.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///hello"})
+	require.NoError(t, err)
+	require.Equal(t, "address:127.0.0.1", <-seen)
+	stdio := connectStdio(t, s, "2025-11-25")
+	_, err = stdio.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///hello"})
+	require.NoError(t, err)
+	require.Equal(t, "stdio", <-seen)
 }
