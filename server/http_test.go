@@ -289,7 +289,7 @@ func TestHTTP_extraRoutesAndMiddleware(t *testing.T) {
 	url := serveHTTP(t, s, cfg)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(url, MCPPath)+"/metrics", nil)
 	require.NoError(t, err)
-	req.Host = "10.0.0.7:9090"
+	req.Host = "localhost:9090" // on loopback, extra routes are Host-checked (TestHTTP_probesHostChecked)
 	status, _, body := do(t, req)
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, "up 1\n", body)
