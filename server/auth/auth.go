@@ -7,7 +7,7 @@
 //	a := auth.New(auth.NewConfig().WithStaticToken("ci", token))
 //	p, refusal := a.Authenticate(r)
 //	if refusal != nil { a.Challenge(w, refusal); return }
-//	// p.Subject is who sent r
+//	// p.Kind, p.Issuer and p.Subject together are who sent r
 //
 // It refuses to do anything else: it issues no tokens, runs no
 // authorization server, knows no MCP and no provider, and never passes a
