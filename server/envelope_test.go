@@ -224,3 +224,15 @@ func dupKeys(t testing.TB, raw json.RawMessage) bool {
 	}
 	return false
 }
+
+// BenchmarkDecodeFrame: the envelope check of a typical 2026-07-28 read,
+// which reads params and params._meta (each member checked for a twin).
+func BenchmarkDecodeFrame(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"notes:///hello",` + stdioMeta + `}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if msgs, _, whole := decodeFrame(line); whole != nil || msgs[0].refusal != nil || !msgs[0].stateless {
+			b.Fatal("refused")
+		}
+	}
+}
