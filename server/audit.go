@@ -118,7 +118,8 @@ func coded(err error) error {
 // of an anonymous client.
 type clientAddrKey struct{}
 
-// whoOf names the client of req: the token subject, else the legacy
+// whoOf names the client of req: its principalKey when authenticated (the
+// TokenInfo UserID withTokenInfo set), else the legacy
 // session, else the remote address of an anonymous HTTP client, else
 // "stdio".
 func whoOf(ctx context.Context, req mcp.Request) (who, session string) {

@@ -16,9 +16,9 @@ import (
 
 // principal is an authenticated client, as the HTTP handler keeps it.
 type principal struct {
-	subject string
-	scopes  []string
-	expiry  time.Time // zero for static tokens
+	key    string // principalKey: kind, issuer and subject (principal.go)
+	scopes []string
+	expiry time.Time // zero for static tokens
 }
 
 // authError is a refused authentication: the status and RFC 6750 code the
@@ -41,7 +41,7 @@ func (a *authenticator) authenticate(r *http.Request) (*principal, *authError) {
 	if refusal != nil {
 		return nil, &authError{status: refusal.Status, code: refusal.Code, cause: refusal.Cause, refusal: refusal}
 	}
-	return &principal{subject: p.Subject, scopes: p.Scopes, expiry: p.Expiry}, nil
+	return &principal{key: keyOf(p), scopes: p.Scopes, expiry: p.Expiry}, nil
 }
 
 // challenge writes the refusal with its WWW-Authenticate header.
@@ -59,21 +59,19 @@ func (h *httpHandler) authRoutes() {
 	}
 }
 
-// principalKey carries the authenticated principal to withTokenInfo.
-type principalKey struct{}
-
 // withTokenInfo hands the principal that authenticate established to
-// go-sdk as its auth.TokenInfo: go-sdk then binds each legacy session to
-// its subject (another subject gets 403 on it) and passes the TokenInfo to
+// go-sdk as its auth.TokenInfo, with the principalKey as UserID: go-sdk
+// then binds each legacy session to its principal (another principal, even
+// one with the same subject, gets 403 on it) and passes the TokenInfo to
 // handlers. auth.RequireBearerToken is the only way to set it; its
 // verifier here only looks up what was already verified.
 func withTokenInfo(next http.Handler) http.Handler {
 	verified := func(ctx context.Context, _ string, _ *http.Request) (*sdkauth.TokenInfo, error) {
-		p, _ := ctx.Value(principalKey{}).(*principal)
+		p, _ := ctx.Value(principalCtxKey{}).(*principal)
 		if p == nil {
 			return nil, sdkauth.ErrInvalidToken
 		}
-		return &sdkauth.TokenInfo{UserID: p.subject, Scopes: p.scopes, Expiration: p.expiry}, nil
+		return &sdkauth.TokenInfo{UserID: p.key, Scopes: p.scopes, Expiration: p.expiry}, nil
 	}
 	return sdkauth.RequireBearerToken(verified, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: auth.Leeway})(next)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,8 @@ func TestHTTP_oauth(t *testing.T) {
 		})
 	}
 	require.Equal(t, int32(1), iss.Fetches(), "keys fetched once: unknown kids refetch at most every jwksMinRefresh")
-	require.Contains(t, logs.String(), `who=carol`, "the audit line names the token subject")
+	who := "who=oauth:" + strconv.Itoa(len(iss.URL())) + ":" + iss.URL() + ":sub:carol "
+	require.Contains(t, logs.String(), who, "the audit line names the principal: issuer and subject")
 }
 
 // TestHTTP_oauthChallengeWithoutToken: no token is 401 with the metadata

@@ -25,13 +25,14 @@ import (
 type clientKeyKey struct{}
 
 // clientKeyFor names the client of an HTTP request: its principal p when
-// authenticated, else its address. It is the one place that decides what
+// authenticated (its principalKey: kind, issuer and subject), else its
+// address. It is the one place that decides what
 // makes two requests the same client.
 func clientKeyFor(p *principal, addr netip.Addr) string {
 	if p != nil {
-		return "subject " + p.subject
+		return p.key
 	}
-	return "address " + rateKey(addr).String()
+	return addressKey(addr)
 }
 
 // clientOf returns the client key ctx carries, "" for none (stdio,

@@ -3,10 +3,13 @@ package server
 import (
 	"context"
 	"maps"
+	"strings"
 
-	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // Bounds on completion input, checked before any provider sees it.
@@ -59,7 +62,52 @@ func (s *Server) completeParams(ctx context.Context, p *mcp.CompleteParams) (*mc
 		}
 		return noValues(), nil
 	}
-	return toCompletion(res), nil
+	return toCompletion(visibleValues(set, m, in, res)), nil
+}
+
+// passEscapes undoes the expansion's escaping of '%': RFC 6570 lets a
+// {+var} pass "%2D" through as written, where uritemplate writes "%252D",
+// and a client may expand either way (or substitute the value as it is).
+// A value is offered only when both spellings are visible.
+func passEscapes(uri string) string { return strings.ReplaceAll(uri, "%25", "%") }
+
+// visibleValues keeps the completion values whose URI a read would serve:
+// the template expanded with the value (and the other arguments of the
+// request's context, unset ones empty) must pass checkURI, belong to m and
+// be visible through m's filter, however a client spells it
+// (passEscapes). A provider that offers drafts/secret.md
+// for a template whose literal prefix is visible cannot reveal through
+// completion a name that the operator's exclude pattern hides. When a
+// value is dropped, the provider's total (which counted it) is dropped
+// too.
+func visibleValues(set *providerSet, m *backend, in abi.CompleteRequest, res *abi.CompleteResult) *abi.CompleteResult {
+	if res == nil || len(res.Values) == 0 {
+		return res
+	}
+	tmpl, err := uritemplate.New(in.Template)
+	if err != nil {
+		return nil // the template was checked against m's space: unreachable
+	}
+	vars := uritemplate.Values{}
+	for k, v := range in.Arguments {
+		vars.Set(k, uritemplate.String(v))
+	}
+	out := *res
+	out.Values = make([]string, 0, min(len(res.Values), abi.MaxCompletionValues))
+	for i, v := range res.Values {
+		if i == abi.MaxCompletionValues {
+			out.HasMore = true // toCompletion would cut here anyway
+			break
+		}
+		vars.Set(in.Argument.Name, uritemplate.String(v))
+		if uri, err := tmpl.Expand(vars); err == nil && set.reads(uri) == m && set.reads(passEscapes(uri)) == m {
+			out.Values = append(out.Values, v)
+		}
+	}
+	if len(out.Values) < min(len(res.Values), abi.MaxCompletionValues) {
+		out.Total = nil
+	}
+	return &out
 }
 
 func checkComplete(p *mcp.CompleteParams) *jsonrpc.Error {

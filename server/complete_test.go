@@ -106,3 +106,66 @@ func Test_toCompletion(t *testing.T) {
 	require.Zero(t, res.Completion.Total, "a total below the values is dropped")
 	require.Equal(t, []string{}, toCompletion(nil).Completion.Values)
 }
+
+// exposedFiles is a provider whose completions offer names that the
+// operator's filter hides (drafts/plan-secret.md, pub/*.key), under
+// templates whose literal prefix is visible, and spellings of them.
+func exposedFiles(t testing.TB) Provider {
+	names := []string{"drafts/plan.md", "drafts/plan-secret.md", "drafts/plan%2Dsecret.md", "pub/id.key", "pub/readme.md",
+		"pub/../drafts/plan-secret.md", "pub/./id.key"}
+	p := servertest.New("files", abi.URIRoot{Scheme: "notes"}).
+		AddTemplate(abi.ResourceTemplate{URITemplate: "notes:///{+path}", Name: "path"}, names...).
+		AddTemplate(abi.ResourceTemplate{URITemplate: "notes:///{dir}/{name}", Name: "file"},
+			"drafts", "pub", "plan-secret.md", "id.key", "readme.md")
+	return WithURIFilter(p, mustFilter(t, nil, []string{"notes:///drafts/plan-secret.md", "notes:///pub/*.key"}))
+}
+
+// TestServer_completeFiltered: a completion value is offered only when the
+// URI it completes to (with the other arguments of the context) is one a
+// read would serve: completion/complete and the tools view's
+// complete_resource_argument reveal nothing the filter hides, and no total
+// that counted it.
+func TestServer_completeFiltered(t *testing.T) {
+	tests := []struct {
+		name, tmpl, arg string
+		context         map[string]string
+		want            []string
+	}{
+		{"reserved path", "notes:///{+path}", "path", nil, []string{"drafts/plan.md", "pub/readme.md"}},
+		{"name in pub", "notes:///{dir}/{name}", "name", map[string]string{"dir": "pub"}, []string{"drafts", "pub", "plan-secret.md", "readme.md"}},
+		{"name in drafts", "notes:///{dir}/{name}", "name", map[string]string{"dir": "drafts"}, []string{"drafts", "pub", "id.key", "readme.md"}},
+		{"dir, name given", "notes:///{dir}/{name}", "dir", map[string]string{"name": "id.key"}, []string{"drafts", "plan-secret.md", "id.key", "readme.md"}},
+	}
+	for _, tr := range transports {
+		for _, version := range []string{"2025-03-26", "2025-11-25", "2026-07-28"} {
+			t.Run(tr.name+"/"+version, func(t *testing.T) {
+				s := newServer(t, NewConfig().WithResourceTools(true).WithProviders(exposedFiles(t)))
+				cs := tr.connect(t, s, version)
+				for _, tc := range tests {
+					p := completeParams("ref/resource", tc.tmpl, tc.arg, "")
+					p.Context = &mcp.CompleteContext{Arguments: tc.context}
+					res, err := cs.Complete(t.Context(), p)
+					require.NoError(t, err, tc.name)
+					require.Equal(t, tc.want, res.Completion.Values, tc.name)
+					require.Zero(t, res.Completion.Total, "%s: the provider's total counted hidden values", tc.name)
+
+					args := map[string]any{"uriTemplate": tc.tmpl, "argument": tc.arg}
+					if tc.context != nil {
+						args["context"] = tc.context
+					}
+					var comp struct {
+						Values []string
+						Total  *int
+					}
+					dataOf(t, call(t, cs, "complete_resource_argument", args), version, &comp)
+					require.Equal(t, tc.want, comp.Values, "tool: %s", tc.name)
+					require.Nil(t, comp.Total, "tool: %s", tc.name)
+				}
+				res, err := cs.Complete(t.Context(), completeParams("ref/resource", "notes:///{+path}", "path", "pub/r"))
+				require.NoError(t, err)
+				require.Equal(t, []string{"pub/readme.md"}, res.Completion.Values)
+				require.Equal(t, 1, res.Completion.Total, "nothing dropped: the provider's total stands")
+			})
+		}
+	}
+}

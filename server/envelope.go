@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -181,9 +182,13 @@ func (m inbound) request(id jsonrpc.ID, env envelope) inbound {
 	case params[0] != '{' && params[0] != '[':
 		return m.refuse(`"params" must be an object or an array`)
 	}
-	if m.kind == kindCall {
-		m.stateless = paramsStateless(params)
+	stateless, err := checkParams(params)
+	if err != nil {
+		m.msg = nil
+		m.refusal = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+		return m
 	}
+	m.stateless = m.kind == kindCall && stateless
 	m.msg = &jsonrpc.Request{ID: id, Method: method, Params: params}
 	return m
 }
@@ -253,27 +258,73 @@ func checkError(raw json.RawMessage) (*jsonrpc.Error, error) {
 	return &jsonrpc.Error{Code: c, Message: msg, Data: data}, nil
 }
 
-// paramsStateless reports whether params carry the _meta protocol version
-// of a 2026-07-28 or later request, read as go-sdk reads it (exact names).
-func paramsStateless(params json.RawMessage) bool {
+// checkParams reads params (nil, an object or an array) as go-sdk will,
+// and reports whether they carry the _meta protocol version of a
+// 2026-07-28 or later request (exact names, as go-sdk matches them). It
+// refuses a member given twice in params or in its _meta: go-sdk decodes
+// such an object by merging the two (a later "_meta":{} keeps the earlier
+// protocolVersion), where a reader that takes the last one would see
+// another request, so that a 2026-07-28 request could pass for a legacy
+// one (and be served inside a batch). One message has one reading.
+func checkParams(params json.RawMessage) (stateless bool, err error) {
+	if len(params) == 0 || params[0] != '{' {
+		return false, nil
+	}
 	var meta json.RawMessage
-	if len(params) == 0 || params[0] != '{' || readMembers(params, func(name string, v json.RawMessage) error {
+	if err := uniqueMembers("params", params, func(name string, v json.RawMessage) {
 		if name == "_meta" {
 			meta = v
 		}
-		return nil
-	}) != nil || len(meta) == 0 || meta[0] != '{' {
-		return false
+	}); err != nil {
+		return false, err
+	}
+	if len(meta) == 0 || meta[0] != '{' {
+		return false, nil
 	}
 	var version json.RawMessage
-	_ = readMembers(meta, func(name string, v json.RawMessage) error {
+	if err := uniqueMembers("params._meta", meta, func(name string, v json.RawMessage) {
 		if name == mcp.MetaKeyProtocolVersion {
 			version = v
 		}
+	}); err != nil {
+		return false, err
+	}
+	v, ok := jsonString(version)
+	return ok && revision(v).stateless(), nil
+}
+
+// uniqueMembers calls f with each member of the object raw (named where
+// for errors), and refuses a name given twice. Names are compared decoded
+// ("_met\u0061" is "_meta"). The few members of usual params are compared
+// in a slice; past smallObject, a map keeps a huge object linear.
+func uniqueMembers(where string, raw json.RawMessage, f func(name string, v json.RawMessage)) error {
+	const smallObject = 16
+	var small [smallObject]string
+	names := small[:0]
+	var many map[string]bool
+	return readMembers(raw, func(name string, v json.RawMessage) error {
+		dup := many[name]
+		if many == nil {
+			dup = slices.Contains(names, name)
+		}
+		if dup {
+			return fmt.Errorf("member %q of %s is given twice: send each member once", clip(name), where)
+		}
+		switch {
+		case many != nil:
+			many[name] = true
+		case len(names) < smallObject:
+			names = append(names, name)
+		default:
+			many = make(map[string]bool, 2*smallObject)
+			for _, n := range names {
+				many[n] = true
+			}
+			many[name] = true
+		}
+		f(name, v)
 		return nil
 	})
-	v, ok := jsonString(version)
-	return ok && revision(v).stateless()
 }
 
 // exactString reports whether the JSON string raw (valid, UTF-8) decodes

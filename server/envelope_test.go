@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,6 +50,26 @@ func TestDecodeFrame(t *testing.T) {
 		{line: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
 			codes: []int64{0, 0}, ids: []string{"1", ""}, kinds: []msgKind{kindCall, kindNotification}},
 		{line: `[1,{"jsonrpc":"2.0","id":"x","method":7}]`, codes: []int64{-32600, -32600}, ids: []string{"", `"x"`}, kinds: []msgKind{kindInvalid, kindCall}},
+		// One reading of a message: a member given twice where the
+		// envelope check reads (params, params._meta) is refused.
+		{line: `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a:b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{}}}`,
+			codes: []int64{-32602}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{},"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			codes: []int64{-32602}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-03-26"}}}`,
+			codes: []int64{-32602}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"protocolVersion":"2025-11-25"}}`,
+			codes: []int64{-32602}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`,
+			codes: []int64{-32602}, ids: []string{""}, kinds: []msgKind{kindNotification}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{` + manyMembers(40) + `,"m0":1}}`,
+			codes: []int64{-32602}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{` + manyMembers(40) + `}}`,
+			codes: []int64{0}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":{"b":1,"b":2}},"ref":{"uri":"x"},"Ref":{}}}`,
+			codes: []int64{0}, ids: []string{"1"}, kinds: []msgKind{kindCall}},
+		{line: `[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{},"_meta":{}}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
+			codes: []int64{-32602, 0}, ids: []string{"1", "2"}, kinds: []msgKind{kindCall, kindCall}},
 	}
 	for _, tc := range tests {
 		msgs, _, whole := decodeFrame([]byte(tc.line))
@@ -73,6 +94,30 @@ func TestDecodeFrame(t *testing.T) {
 			require.NotContains(t, m.refusal.Message, tc.line, "refusals never echo the input")
 		}
 	}
+}
+
+// manyMembers is n distinct members "m0":0, "m1":0, ...
+func manyMembers(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"m%d":0`, i)
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestCheckParams: the refusal of a duplicate names it, and the revision
+// a request picks is read from its one _meta.
+func TestCheckParams(t *testing.T) {
+	stateless, err := checkParams(json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	require.NoError(t, err)
+	require.True(t, stateless)
+	stateless, err = checkParams(json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`))
+	require.NoError(t, err)
+	require.False(t, stateless)
+	_, err = checkParams(json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{}}`))
+	require.ErrorContains(t, err, `member "_meta" of params is given twice`)
+	_, err = checkParams(json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":""}}`))
+	require.ErrorContains(t, err, `member "io.modelcontextprotocol/protocolVersion" of params._meta is given twice`)
 }
 
 // TestCheckID: an id is either echoed exactly or refused.
@@ -122,6 +167,8 @@ func FuzzDecodeFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{}}}`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1,"a":2}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{},"_met\u0061":{}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		msgs, _, whole := decodeFrame(b)
 		if whole != nil {
@@ -129,6 +176,15 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 		require.True(t, json.Valid(b), "accepted a frame that is not JSON: %q", b)
 		for _, m := range msgs {
+			if req, ok := m.msg.(*jsonrpc.Request); ok && len(req.Params) > 0 && req.Params[0] == '{' {
+				require.False(t, dupKeys(t, req.Params), "accepted params with a member twice: %s", req.Params)
+				var p struct {
+					Meta json.RawMessage `json:"_meta"`
+				}
+				if json.Unmarshal(req.Params, &p) == nil && len(p.Meta) > 0 && p.Meta[0] == '{' {
+					require.False(t, dupKeys(t, p.Meta), "accepted _meta with a member twice: %s", p.Meta)
+				}
+			}
 			if m.refusal != nil || m.kind != kindCall {
 				continue
 			}
@@ -145,4 +201,38 @@ func FuzzDecodeFrame(f *testing.F) {
 			requireEchoed(t, string(id), m.msg.(*jsonrpc.Request).ID)
 		}
 	})
+}
+
+// dupKeys reports whether the JSON object raw names a member twice, as
+// encoding/json's tokenizer reads it (independent of readMembers).
+func dupKeys(t testing.TB, raw json.RawMessage) bool {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	_, err := dec.Token() // {
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		name := tok.(string)
+		if seen[name] {
+			return true
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return false
+}
+
+// BenchmarkDecodeFrame: the envelope check of a typical 2026-07-28 read,
+// which reads params and params._meta (each member checked for a twin).
+func BenchmarkDecodeFrame(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"notes:///hello",` + stdioMeta + `}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if msgs, _, whole := decodeFrame(line); whole != nil || msgs[0].refusal != nil || !msgs[0].stateless {
+			b.Fatal("refused")
+		}
+	}
 }

@@ -19,6 +19,14 @@ import (
 // handshake gate refuses, on a session that has not completed a legacy
 // initialize, every legacy call but initialize and ping, with -32600 like
 // go-sdk's own refusals.
+//
+// Both eras on one connection (stdio) hold in one order only: after a
+// legacy initialize, 2026-07-28 requests are served beside the session's
+// calls; but a 2026-07-28 request that comes first makes go-sdk count the
+// connection as initialized with that revision, and it cannot take an
+// initialize after that. The gate then says so, to initialize and to
+// every legacy call, instead of go-sdk's "duplicate initialize" and a
+// refusal that asks for the initialize that cannot be sent.
 
 // handshakes records the sessions whose legacy initialize succeeded.
 type handshakes struct {
@@ -59,12 +67,34 @@ func (h *handshakes) opened(ss *mcp.ServerSession) bool {
 	return ss.ID() == "" && p != nil && p.ProtocolVersion != "" && !revision(p.ProtocolVersion).stateless()
 }
 
+// statelessFirst reports whether ss was opened by a 2026-07-28 request
+// before any legacy initialize: go-sdk then holds that request's revision
+// as the session's, and refuses an initialize.
+func (h *handshakes) statelessFirst(ss *mcp.ServerSession) bool {
+	h.mu.Lock()
+	done := h.done[ss]
+	h.mu.Unlock()
+	p := ss.InitializeParams()
+	return !done && p != nil && revision(p.ProtocolVersion).stateless()
+}
+
+// errStatelessFirst refuses a legacy call or initialize on a connection
+// opened by a 2026-07-28 request.
+func errStatelessFirst(method string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("method %q is refused: this connection's first request was a protocol 2026-07-28 one, "+
+			"so it serves 2026-07-28 only and cannot take initialize; "+
+			"send the request with _meta protocolVersion 2026-07-28, or open a new connection and send initialize first", method)}
+}
+
 // gated is the receiving middleware of the handshake gate.
 func (s *Server) gated(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		switch {
 		case ss == nil, method == "ping", strings.HasPrefix(method, "notifications/"), statelessRequest(req):
+		case s.handshakes.statelessFirst(ss):
+			return nil, errStatelessFirst(method)
 		case method == "initialize":
 			res, err := next(ctx, method, req)
 			if err == nil {

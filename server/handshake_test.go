@@ -70,3 +70,36 @@ func TestServeStdio_statelessOpensNoLegacyMethod(t *testing.T) {
 	}
 	w.requireServed(`"modern-again"`, "2026-07-28", "legacy refusals")
 }
+
+// TestServeStdio_erasOnOneConnection: both eras are served on one stdio
+// connection once it opened with initialize; a connection whose first
+// request was a 2026-07-28 one stays 2026-07-28, and initialize and every
+// legacy call on it are refused with an error that says so and what to do
+// (not go-sdk's "duplicate initialize", nor a request for an initialize
+// that cannot be sent).
+func TestServeStdio_erasOnOneConnection(t *testing.T) {
+	t.Run("initialize first", func(t *testing.T) {
+		w := newRawWire(t, newServer(t, NewConfig().WithProviders(notesProvider())))
+		w.handshake("2025-11-25")
+		w.requireServed(`"legacy"`, "2025-11-25", "initialize")
+		w.requireServed(`"modern"`, "2026-07-28", "a legacy read")
+		w.requireServed(`"legacy-again"`, "2025-11-25", "a 2026-07-28 read")
+	})
+	t.Run("2026-07-28 first", func(t *testing.T) {
+		w := newRawWire(t, newServer(t, NewConfig().WithProviders(notesProvider())))
+		w.requireServed(`"modern"`, "2026-07-28", "start")
+		init := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		for i, call := range []string{init, readRequest(`"legacy"`, "2025-11-25"), init} {
+			w.send(call)
+			a := parseAnswer(t, w.line())
+			require.NotNil(t, a.Error, "call %d", i)
+			require.EqualValues(t, -32600, a.Error.Code)
+			require.Contains(t, a.Error.Message, "first request was a protocol 2026-07-28 one")
+			require.Contains(t, a.Error.Message, "open a new connection and send initialize first")
+			require.NotContains(t, a.Error.Message, "duplicate")
+		}
+		w.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+		require.Nil(t, parseAnswer(t, w.line()).Error, "ping is served")
+		w.requireServed(`"modern-again"`, "2026-07-28", "the refusals")
+	})
+}

@@ -107,14 +107,14 @@ func (h *httpHandler) routes() error {
 	}
 	h.mux.Handle(MCPPath, mcpHandler)
 
-	h.mux.HandleFunc("GET "+HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
+	h.mux.Handle("GET "+HealthzPath, h.probe(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		fmt.Fprintln(w, "ok")
-	})
-	h.mux.HandleFunc("GET "+ReadyzPath, h.serveReady)
+	})))
+	h.mux.Handle("GET "+ReadyzPath, h.probe(http.HandlerFunc(h.serveReady)))
 	h.authRoutes() // auth.go
 	for _, r := range h.cfg.routes {
-		if err := h.addRoute(r); err != nil {
+		if err := h.addRoute(route{r.pattern, h.probe(r.handler)}); err != nil {
 			return err
 		}
 	}
@@ -131,6 +131,28 @@ func (h *httpHandler) addRoute(r route) (err error) {
 	}()
 	h.mux.Handle(r.pattern, r.handler)
 	return nil
+}
+
+// probe guards /healthz, /readyz and the extra routes (/metrics): on a
+// loopback connection they get the Host and Origin checks of /mcp, so that
+// a page whose name a DNS rebinding points at 127.0.0.1 cannot read them
+// (they name providers). Elsewhere they are for the operator's
+// infrastructure (a load balancer probes with the pod's address as Host)
+// and answer any Host. They get neither authentication nor the rate limit.
+func (h *httpHandler) probe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackConn(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if reason := h.guard.check(r); reason != "" {
+			h.forbid(w, reason)
+			ctx := context.WithValue(r.Context(), clientAddrKey{}, h.clientAddr(r).String())
+			h.deny(ctx, r, time.Now(), reason, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }

@@ -17,7 +17,7 @@ const (
 	// DefaultMaxBodyBytes is the default limit of one request body.
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultRateLimit is the default sustained number of requests per
-	// second one client (a token's subject, or an address) may send, where
+	// second one client (a principal, or an address) may send, where
 	// the server can tell clients apart (see NewHTTPConfig).
 	DefaultRateLimit = 50
 	// DefaultRateBurst is the default number of requests one client may
@@ -39,7 +39,7 @@ const (
 	// once.
 	DefaultMaxSessions = 1000
 	// DefaultMaxSessionsPerClient is the default number of legacy sessions
-	// one client (an authenticated subject, or an address when anonymous)
+	// one client (a principal, or an address when anonymous)
 	// may hold at once: a tenth of DefaultMaxSessions, far more than a
 	// client needs (one per server it connects to), far fewer than would
 	// lock others out.
@@ -142,8 +142,8 @@ func (c HTTPConfig) WithMaxBodyBytes(n int64) HTTPConfig {
 }
 
 // WithRateLimit sets the sustained requests per second and the burst one
-// client may send (429 beyond): an authenticated client is its token's
-// subject, an anonymous one its address (its /64 for IPv6; behind a proxy,
+// client may send (429 beyond): an authenticated client is its principal
+// (issuer or token kind, and subject), an anonymous one its address (its /64 for IPv6; behind a proxy,
 // see WithTrustedProxies). A rate of 0 disables the limit. Defaults to
 // DefaultRateLimit and DefaultRateBurst where clients can be told apart
 // (NewHTTPConfig); set explicitly, it applies on every bind.
@@ -172,8 +172,8 @@ func (c HTTPConfig) WithMaxSessions(n int) HTTPConfig {
 }
 
 // WithMaxSessionsPerClient sets how many legacy sessions one client may
-// hold at once: an authenticated client is its token's subject, an
-// anonymous one its address (its /64 for IPv6; behind a proxy, see
+// hold at once: an authenticated client is its principal (issuer or token
+// kind, and subject), an anonymous one its address (its /64 for IPv6; behind a proxy, see
 // WithTrustedProxies). An initialize beyond it gets 429 saying what to do;
 // other clients can still open sessions. 0 removes the per-client bound
 // (a load test from one address needs it); WithMaxSessions still applies.
@@ -261,9 +261,11 @@ func (c HTTPConfig) WithTLS(cfg *tls.Config) HTTPConfig {
 }
 
 // WithRoute serves h at pattern (an http.ServeMux pattern, e.g.
-// "GET /metrics") beside /mcp. It gets neither the Host and Origin checks
-// nor authentication nor the rate limit: like /healthz, it is meant for
-// the operator's infrastructure. Defaults to none.
+// "GET /metrics") beside /mcp. Like /healthz and /readyz it gets neither
+// authentication nor the rate limit: it is meant for the operator's
+// infrastructure. On a loopback connection it gets the Host and Origin
+// checks of /mcp (403 otherwise), so that DNS rebinding cannot reach it.
+// Defaults to none.
 func (c HTTPConfig) WithRoute(pattern string, h http.Handler) HTTPConfig {
 	c.routes = append(slices.Clone(c.routes), route{pattern, h})
 	return c

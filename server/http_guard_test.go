@@ -99,3 +99,42 @@ func TestHostPattern(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+// TestHTTP_probesHostChecked: on a loopback connection, /healthz, /readyz
+// and extra routes (/metrics) answer only allowed Hosts and Origins, as
+// /mcp does: a DNS rebinding page cannot read them.
+func TestHTTP_probesHostChecked(t *testing.T) {
+	s := newServer(t, NewConfig().WithProviders(notesProvider()))
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("provider=notes\n")) })
+	mcpURL := serveHTTP(t, s, NewHTTPConfig().WithRoute("GET /metrics", metrics).WithAllowedHosts("mcp.example.com"))
+	base := strings.TrimSuffix(mcpURL, MCPPath)
+	tests := []struct {
+		name, host, origin string
+		status             int
+	}{
+		{"localhost", "localhost:1234", "", 200},
+		{"loopback IP", "127.0.0.1", "", 200},
+		{"allowed host", "mcp.example.com", "", 200},
+		{"rebinding host", "evil.example:1234", "", 403},
+		{"rebinding host, same origin", "evil.example", "http://evil.example", 403},
+		{"cross-site origin", "localhost", "https://evil.example", 403},
+	}
+	for _, path := range []string{HealthzPath, ReadyzPath, "/metrics"} {
+		for _, tt := range tests {
+			t.Run(path+" "+tt.name, func(t *testing.T) {
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+				require.NoError(t, err)
+				req.Host = tt.host
+				if tt.origin != "" {
+					req.Header.Set("Origin", tt.origin)
+				}
+				status, _, body := do(t, req)
+				require.Equal(t, tt.status, status, body)
+				if status == http.StatusForbidden {
+					require.NotContains(t, body, "notes", "a refused probe tells nothing")
+					require.Contains(t, body, "not allowed")
+				}
+			})
+		}
+	}
+}

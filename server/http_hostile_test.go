@@ -95,3 +95,21 @@ func TestHTTP_batches(t *testing.T) {
 	require.Equal(t, "null", string(refused[1].ID))
 	requireServedHTTP(t, url, hdr, `"after"`, "2025-03-26", "a refused batch")
 }
+
+// TestHTTP_duplicateMetaRefused: over HTTP too, a request with _meta twice
+// (the 2026-07-28 one, then {}) is refused naming the duplicate, inside a
+// 2025-03-26 batch and alone, and nothing of it is served.
+func TestHTTP_duplicateMetaRefused(t *testing.T) {
+	url := serveHTTP(t, newServer(t, NewConfig().WithProviders(notesProvider())), NewHTTPConfig().WithRateLimit(0, 0))
+	twice := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes:///hello",` + stdioMeta + `,"_meta":{}}}`
+	hdr := httpSession(t, url, "2025-03-26")
+	status, _, body := rawPost(t, url, hdr, `[`+twice+`,{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	require.Equal(t, http.StatusBadRequest, status, body)
+	require.NotContains(t, body, "Hello, world")
+	require.Contains(t, body, `member \"_meta\" of params is given twice`)
+	requireServedHTTP(t, url, hdr, `"after"`, "2025-03-26", "a refused batch")
+
+	status, _, body = rawPost(t, url, modernHeaders("resources/read", "notes:///hello"), twice)
+	require.Equal(t, http.StatusBadRequest, status, body)
+	requireRefusal(t, body, "1", -32602)
+}

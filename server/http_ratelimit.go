@@ -15,7 +15,7 @@ const maxBuckets = 1 << 16
 
 // limiter is a token bucket per client: a client may send burst requests
 // at once and rate per second after that. A client is named by its key
-// (httpHandler.clientKey): the token's subject when authenticated, else
+// (httpHandler.clientKey): its principalKey when authenticated, else
 // its IP (its /64 for IPv6, which a single host usually owns whole).
 type limiter struct {
 	rate, burst float64

@@ -68,10 +68,10 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // clientKey names the client that the rate limit and legacy sessions are
-// counted against: the authenticated subject, else the client address (its
-// /64 for IPv6).
+// counted against: its principalKey, the authenticated principal (kind,
+// issuer and subject), else the client address (its /64 for IPv6).
 func (h *httpHandler) clientKey(ctx context.Context, r *http.Request) string {
-	p, _ := ctx.Value(principalKey{}).(*principal)
+	p, _ := ctx.Value(principalCtxKey{}).(*principal)
 	return clientKeyFor(p, h.clientAddr(r))
 }
 
@@ -109,14 +109,14 @@ func (h *httpHandler) refuseSession(w http.ResponseWriter, refused string) {
 // body.
 //
 // The rate limit counts the client once it is known: an authenticated
-// request against its token's subject (however many addresses it comes
+// request against its principal (however many addresses it comes
 // from, and apart from other tokens behind the same address), a request
 // that fails authentication against its address, so that guessing tokens
 // is limited too.
 func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.Time) (context.Context, peek, bool) {
 	ctx := context.WithValue(r.Context(), clientAddrKey{}, h.clientAddr(r).String())
 	if reason := h.guard.check(r); reason != "" {
-		http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
+		h.forbid(w, reason)
 		h.deny(ctx, r, start, reason, http.StatusForbidden)
 		return ctx, peek{}, true
 	}
@@ -133,7 +133,7 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 			h.deny(ctx, r, start, cmp.Or(aerr.code, "unauthenticated"), aerr.status)
 			return ctx, peek{}, true
 		}
-		ctx = context.WithValue(ctx, principalKey{}, p)
+		ctx = context.WithValue(ctx, principalCtxKey{}, p)
 	}
 	if h.limitedNow(ctx, w, r, start) {
 		return ctx, peek{}, true
@@ -147,6 +147,11 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request, start time.T
 		ctx = context.WithValue(ctx, clientKeyKey{}, h.clientKey(ctx, r))
 	}
 	return ctx, pk, false
+}
+
+// forbid answers a request whose Host or Origin (reason) the guard refused.
+func (h *httpHandler) forbid(w http.ResponseWriter, reason string) {
+	http.Error(w, "Forbidden: "+reason+" not allowed: add it to the allowed "+reason+"s of the server", http.StatusForbidden)
 }
 
 // limitedNow takes a token of the client of r and, when there is none,
@@ -163,8 +168,8 @@ func (h *httpHandler) limitedNow(ctx context.Context, w http.ResponseWriter, r *
 // deny writes the audit line of a request refused before MCP.
 func (h *httpHandler) deny(ctx context.Context, r *http.Request, start time.Time, reason string, status int) {
 	who := "anonymous@" + ctx.Value(clientAddrKey{}).(string)
-	if p, ok := ctx.Value(principalKey{}).(*principal); ok {
-		who = p.subject
+	if p, ok := ctx.Value(principalCtxKey{}).(*principal); ok {
+		who = p.key
 	}
 	h.s.audit(ctx, auditEvent{who: who, method: r.Method + " " + r.URL.Path,
 		decision: decisionDeny, reason: reason, status: status, duration: time.Since(start)})

@@ -96,7 +96,7 @@ func (r *sessionReaper) sweep(sessions iter.Seq[*mcp.ServerSession]) {
 }
 
 // sessionBook bounds the legacy sessions open at once, in total and per
-// client, so that one client (one token's subject, or one address when
+// client, so that one client (one principal, or one address when
 // anonymous) cannot take every session and lock the others out. An
 // initialize reserves its place before go-sdk creates the session, so
 // concurrent initializes cannot overshoot either bound.

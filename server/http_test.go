@@ -160,7 +160,9 @@ func TestHTTP_healthAndReady(t *testing.T) {
 	get := func(path string) int {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url+path, nil)
 		require.NoError(t, err)
-		req.Host = "pod.internal:8080" // probes use the pod IP; health ignores Host
+		// On loopback, probes are Host-checked (TestHTTP_probesHostChecked);
+		// a pod-IP Host is answered on other addresses only.
+		req.Host = "localhost:8080"
 		status, _, _ := do(t, req)
 		return status
 	}
@@ -287,7 +289,7 @@ func TestHTTP_extraRoutesAndMiddleware(t *testing.T) {
 	url := serveHTTP(t, s, cfg)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(url, MCPPath)+"/metrics", nil)
 	require.NoError(t, err)
-	req.Host = "10.0.0.7:9090"
+	req.Host = "localhost:9090" // on loopback, extra routes are Host-checked (TestHTTP_probesHostChecked)
 	status, _, body := do(t, req)
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, "up 1\n", body)

@@ -98,7 +98,7 @@ func listenedTo(s *Server, uri string) bool {
 	defer s.subs.mu.Unlock()
 	for _, st := range s.subs.sessions {
 		for _, l := range st.listens {
-			if _, ok := l.uris[keyOf(uri)]; ok {
+			if _, ok := l.uris[subscriptionKeyOf(uri)]; ok {
 				return true
 			}
 		}

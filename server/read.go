@@ -82,7 +82,7 @@ func (s *Server) route(rev revision, raw string) (*providerSet, *backend, string
 	}
 	set := s.acquire()
 	m := set.owner(u)
-	if m == nil || !m.has(abi.OpRead) || !m.filter.Allows(uri) {
+	if !m.serves(uri) {
 		set.release()
 		return nil, nil, "", notFound(rev, raw)
 	}
@@ -124,6 +124,27 @@ func (ps *providerSet) owner(u *url.URL) *backend {
 		if m.space.Owns(u) {
 			return m
 		}
+	}
+	return nil
+}
+
+// serves reports whether m (nil: no provider) reads uri for clients: it
+// implements read, and its filter lets uri through.
+func (m *backend) serves(uri string) bool {
+	return m != nil && m.has(abi.OpRead) && m.filter.Allows(uri)
+}
+
+// reads returns the provider a read of raw would reach, or nil when the
+// read would be refused: raw fails checkURI, no provider owns it, or its
+// owner does not serve it. It is the check of route, for completion
+// values (complete.go).
+func (ps *providerSet) reads(raw string) *backend {
+	uri, u, err := checkURI(raw)
+	if err != nil {
+		return nil
+	}
+	if m := ps.owner(u); m.serves(uri) {
+		return m
 	}
 	return nil
 }

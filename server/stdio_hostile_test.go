@@ -250,3 +250,35 @@ func TestServeStdio_badLines(t *testing.T) {
 	require.Contains(t, joined, `"id":2,"result"`)
 	require.Contains(t, joined, `"id":3,"result"`, "a last line without newline is served")
 }
+
+// TestServeStdio_duplicateMetaRefused: a request whose params carry _meta
+// twice, the 2026-07-28 one and then {}, is refused naming the duplicate:
+// inside a 2025-03-26 batch (go-sdk, merging the two, served it as a
+// 2026-07-28 request there), and alone on every revision; the session
+// goes on.
+func TestServeStdio_duplicateMetaRefused(t *testing.T) {
+	twice := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes:///hello",` + stdioMeta + `,"_meta":{}}}`
+	w := newRawWire(t, newServer(t, NewConfig().WithProviders(notesProvider())))
+	w.handshake("2025-03-26")
+	w.send(`[` + twice + `,{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	var got []answer
+	require.NoError(t, json.Unmarshal([]byte(w.line()), &got))
+	require.Len(t, got, 2)
+	for _, a := range got {
+		require.NotNil(t, a.Error, "nothing of the batch is served: %s", a.Result)
+		if string(a.ID) == "1" {
+			require.EqualValues(t, -32602, a.Error.Code)
+			require.Contains(t, a.Error.Message, `member "_meta" of params is given twice`)
+		}
+	}
+	w.requireServed(`"after-batch"`, "2025-03-26", "the batch")
+	for _, rev := range []string{"2025-03-26", "2026-07-28"} {
+		w.send(twice)
+		a := parseAnswer(t, w.line())
+		require.Equal(t, "1", string(a.ID))
+		require.NotNil(t, a.Error, rev)
+		require.EqualValues(t, -32602, a.Error.Code)
+		require.Contains(t, a.Error.Message, "given twice")
+		w.requireServed(`"after-`+rev+`"`, rev, "the duplicate")
+	}
+}

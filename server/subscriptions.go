@@ -127,9 +127,9 @@ func isUnreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
-// keyOf is the subscription key of a URI a client sent, or "" for one
+// subscriptionKeyOf is the subscription key of a URI a client sent, or "" for one
 // checkURI refuses.
-func keyOf(raw string) string {
+func subscriptionKeyOf(raw string) string {
 	norm, _, err := checkURI(raw)
 	if err != nil {
 		return ""
@@ -216,7 +216,7 @@ func (s *subscriptions) add(ss *mcp.ServerSession, client, uri, key string, byLi
 // remove undoes add for the resource uri names, under whatever spelling.
 // Removing what is not held does nothing.
 func (s *subscriptions) remove(ss *mcp.ServerSession, uri string, byListen bool) {
-	key := keyOf(uri)
+	key := subscriptionKeyOf(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessions[ss]
@@ -327,7 +327,7 @@ func (s *subscriptions) acknowledged(ss *mcp.ServerSession, id any, ack mcp.Noti
 	}
 	l := &listening{uris: map[string]string{}, listChanged: ack.ResourcesListChanged}
 	for _, uri := range ack.ResourceSubscriptions {
-		if key := keyOf(uri); key != "" && l.uris[key] == "" {
+		if key := subscriptionKeyOf(uri); key != "" && l.uris[key] == "" {
 			l.uris[key] = uri
 		}
 	}

@@ -29,7 +29,9 @@ var errPattern = errors.New("invalid uri pattern")
 // resource tools view; contents of a read whose URIs are hidden are left
 // out of it. A template is left out of resources/templates/list when no
 // expansion of it can be visible as far as its literal prefix tells, and
-// then offers no completions.
+// then offers no completions; a visible template offers only the
+// completion values whose expansion (with the request's other arguments)
+// is visible.
 //
 // A pattern is a URI in which "*" matches any run of characters but "/",
 // and "**" any run at all; everything else is literal. Patterns and URIs

@@ -175,7 +175,7 @@ func TestE2E_HTTP_tokenFromEnv(t *testing.T) {
 	b, err := os.ReadFile(audit)
 	require.NoError(t, err)
 	lines := string(b)
-	require.Contains(t, lines, "audit=true who=env:MCPW_TEST_TOKEN method=resources/read")
+	require.Contains(t, lines, "audit=true who=static:env:MCPW_TEST_TOKEN method=resources/read")
 	require.Contains(t, lines, "decision=deny reason=unauthenticated status=401")
 	require.NotContains(t, srv.logs(), "audit=true", "--audit-log FILE takes the audit lines off stderr")
 	require.NotContains(t, lines+srv.logs(), "s3cret-token", "the token is never logged")

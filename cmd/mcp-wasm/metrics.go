@@ -45,9 +45,10 @@ func providerStats(st served.Stats) metrics.ProviderStats {
 }
 
 // withMetrics serves the metric set at GET /metrics beside /mcp (outside
-// the Host/Origin guard, authentication and rate limit, like /healthz: it
-// is for the operator's scraper) and counts every /mcp response and legacy
-// GET stream as the "http" transport.
+// authentication and the rate limit, like /healthz: it is for the
+// operator's scraper; on a loopback connection behind the Host/Origin
+// guard, since it names providers) and counts every /mcp response and
+// legacy GET stream as the "http" transport.
 func withMetrics(cfg server.HTTPConfig, set *metrics.Set) server.HTTPConfig {
 	return cfg.WithRoute("GET "+metricsPath, set.Handler()).WithMCPMiddleware(set.Transport("http").Wrap)
 }

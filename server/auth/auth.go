@@ -7,7 +7,7 @@
 //	a := auth.New(auth.NewConfig().WithStaticToken("ci", token))
 //	p, refusal := a.Authenticate(r)
 //	if refusal != nil { a.Challenge(w, refusal); return }
-//	// p.Subject is who sent r
+//	// p.Kind, p.Issuer and p.Subject together are who sent r
 //
 // It refuses to do anything else: it issues no tokens, runs no
 // authorization server, knows no MCP and no provider, and never passes a
@@ -147,10 +147,24 @@ func isLocalHost(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-// Principal is an authenticated client.
+// Kinds of principal: what vouches for the subject. Subjects of
+// different kinds, or of the same kind from different issuers, name
+// different clients even when they are equal strings.
+const (
+	KindStatic   = "static"    // a static token the operator listed
+	KindSubject  = "sub"       // a JWT's sub claim
+	KindClientID = "client_id" // a JWT's client_id claim (a JWT without sub)
+)
+
+// Principal is an authenticated client. Kind, Issuer and Subject together
+// name it; Subject alone does not.
 type Principal struct {
-	// Subject names the client: a static token's subject, or the JWT's
-	// sub (else client_id).
+	// Kind is KindStatic, KindSubject or KindClientID.
+	Kind string
+	// Issuer is the JWT's issuer; "" for static tokens.
+	Issuer string
+	// Subject names the client within its kind and issuer: a static
+	// token's subject, or the JWT's sub (else client_id).
 	Subject string
 	// Scopes are the JWT's scopes; nil for static tokens.
 	Scopes []string
@@ -245,7 +259,7 @@ func (a *Authenticator) matchStatic(token string) *Principal {
 	if match == nil {
 		return nil
 	}
-	return &Principal{Subject: match.subject}
+	return &Principal{Kind: KindStatic, Subject: match.subject}
 }
 
 // Challenge writes a refusal with its WWW-Authenticate header (RFC 6750,

@@ -70,14 +70,14 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, *Re
 	if err != nil {
 		return nil, jwtRefusal(err)
 	}
-	sub := claims.Subject
+	kind, sub := KindSubject, claims.Subject
 	if sub == "" {
-		sub = claims.ClientID
+		kind, sub = KindClientID, claims.ClientID
 	}
 	if sub == "" {
 		return nil, unauthorized("invalid_token", "token has no subject")
 	}
-	p := &Principal{Subject: sub, Scopes: claims.scopes()}
+	p := &Principal{Kind: kind, Issuer: claims.Issuer, Subject: sub, Scopes: claims.scopes()}
 	if claims.ExpiresAt != nil {
 		p.Expiry = claims.ExpiresAt.Time
 	}
