@@ -17,7 +17,7 @@ import (
 // reserved up to its maximum once, committed as it grows (never copied,
 // never moved) and handed back to the operating system when the instance is
 // closed (memalloc_unix.go). Where no reservation can be made it lives on
-// the Go heap and doubles, which leaves at most its final size in copies.
+// the Go heap as wazero would keep it.
 
 // reserve is reserveMemory; tests replace it to exercise the heap fallback.
 var reserve = reserveMemory
@@ -40,7 +40,7 @@ func withMemoryAllocator(ctx context.Context, limit uint64) (context.Context, *m
 
 // Allocate implements experimental.MemoryAllocator. max is the module's
 // maximum, which wazero has already clamped to the runtime's limit.
-func (a *memoryAllocator) Allocate(capacity, max uint64) experimental.LinearMemory {
+func (a *memoryAllocator) Allocate(_, max uint64) experimental.LinearMemory {
 	max = min(max, a.limit)
 	if max > math.MaxInt {
 		max = math.MaxInt // a 32-bit host: the reservation fails and the heap is used
@@ -49,7 +49,7 @@ func (a *memoryAllocator) Allocate(capacity, max uint64) experimental.LinearMemo
 	if r := reserve(max); r != nil {
 		m = r
 	} else {
-		m = &heapMemory{max: max, initial: min(capacity, max)}
+		m = &heapMemory{max: max}
 	}
 	a.mems = append(a.mems, m)
 	return m
@@ -63,16 +63,18 @@ func (a *memoryAllocator) free() {
 	}
 }
 
-// heapMemory is linear memory on the Go heap, for hosts where none can be
-// reserved. Growth doubles the capacity (up to max), so the old copies left
-// to the garbage collector add up to less than the final size, where
-// append's 1.25 factor leaves about four times it.
+// heapMemory is linear memory on the Go heap, grown as wazero grows its
+// own: append, which copies into a slice 1.25 times larger when the
+// capacity runs out. It is the fallback where nothing can be reserved, no
+// worse than wazero's default. Two alternatives were measured and are worse
+// (RATIONALE.md): doubling leaves larger garbage, and a slice of the
+// maximum's capacity makes the Go runtime count (and, on some OSes, commit)
+// the whole maximum, and a refused allocation kills the process.
 type heapMemory struct {
-	mu      sync.Mutex
-	buf     []byte
-	max     uint64
-	initial uint64
-	freed   bool
+	mu    sync.Mutex
+	buf   []byte
+	max   uint64
+	freed bool
 }
 
 // Reallocate implements experimental.LinearMemory.
@@ -83,14 +85,9 @@ func (m *heapMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	n := int(size)
-	if n > cap(m.buf) {
-		c := max(n, 2*cap(m.buf), int(m.initial))
-		c = min(c, int(m.max))
-		b := make([]byte, n, c)
-		copy(b, m.buf)
-		m.buf = b
+	if n > len(m.buf) {
+		m.buf = append(m.buf, make([]byte, n-len(m.buf))...)
 	}
-	m.buf = m.buf[:n]
 	return m.buf[:n:n]
 }
 
