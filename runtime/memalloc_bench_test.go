@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkGrow measures what growing linear memory costs: each op is a
@@ -25,7 +26,8 @@ func BenchmarkGrow(b *testing.B) {
 					reserve = func(uint64) *mappedMemory { return nil }
 				}
 				rt := newTestRuntime(b, NewConfig())
-				p := load(b, rt, wasm, NewProviderConfig().WithMemoryLimit(limit).WithPoolSize(1).WithRecycleAfter(1))
+				p := load(b, rt, wasm, NewProviderConfig().WithMemoryLimit(limit).WithPoolSize(1).WithRecycleAfter(1).
+					WithTimeout(time.Minute)) // not about the deadline: growing to 1 GiB on the heap takes seconds
 				want := fmt.Sprint(limit >> 16)
 				ctx := context.Background()
 				for b.Loop() {
