@@ -58,6 +58,9 @@ func (a *memoryAllocator) Allocate(_, max uint64) experimental.LinearMemory {
 // free frees every memory handed out. Free is idempotent, so this is safe
 // after wazero freed them itself.
 func (a *memoryAllocator) free() {
+	if a == nil {
+		return
+	}
 	for _, m := range a.mems {
 		m.Free()
 	}
