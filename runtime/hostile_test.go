@@ -49,6 +49,7 @@ var loadCases = []loadCase{
 	{file: "exprec_describe.wasm", want: []error{runtime.ErrInit, abi.ErrTimeout}}, // no loop: stopped at a function entry
 	{file: "trap_initialize.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "trap_start.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
+	{file: "grow_start.wasm", want: []error{runtime.ErrInit, abi.ErrTrap}},
 	{file: "describe_bad.wasm", want: []error{runtime.ErrInit}},
 	{file: "describe_error.wasm", want: []error{runtime.ErrInit}},
 	// 2. memory declarations
@@ -180,6 +181,7 @@ var callCases = []callCase{
 	{name: "loop/complete", fixture: "loop", op: abi.OpComplete, arg: "evil:loop", want: abi.ErrTimeout},
 	// 2. memory
 	{name: "grow", fixture: "grow", op: abi.OpRead, arg: "evil:grow", text: fmt.Sprint(hostileMemory >> 16)},
+	{name: "growfill", fixture: "grow", op: abi.OpRead, arg: "evil:growfill", text: fmt.Sprint(hostileMemory >> 16)},
 	{name: "growbig", fixture: "grow", op: abi.OpRead, arg: "evil:growbig", text: "1"},
 	{name: "growtrap", fixture: "grow", op: abi.OpRead, arg: "evil:growtrap", want: abi.ErrMemory},
 	// 3. recursion: unbounded recursion ends at wazero's stack ceiling

@@ -23,19 +23,23 @@ type instance struct {
 	// mounts are the instance's granted directories, whose per-call state
 	// (rootFS.endCall) is dropped when each call ends.
 	mounts []*rootFS
+	mem    *memoryAllocator // the linear memory, freed by close
 }
 
-// newInstance instantiates compiled, running _initialize under ctx. Export
-// handles are looked up once: each lookup allocates a call engine.
-func newInstance(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule, base wazero.ModuleConfig, st *callState) (*instance, error) {
+// newInstance instantiates compiled, running _initialize under ctx, with
+// linear memory of at most memLimit bytes reserved up front (memalloc.go).
+// Export handles are looked up once: each lookup allocates a call engine.
+func newInstance(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule, base wazero.ModuleConfig, st *callState, memLimit uint64) (*instance, error) {
 	sink := &stdioSink{st: st}
 	cfg := base.WithStdout(sink).WithStderr(sink)
+	ctx, mem := withMemoryAllocator(ctx, memLimit)
 	mod, err := r.InstantiateModule(withState(ctx, st), compiled, cfg)
 	sink.st = nil
 	if err != nil {
+		mem.free() // wazero does not free it when data segments or a start function fail
 		return nil, err
 	}
-	in := &instance{mod: mod, sink: sink}
+	in := &instance{mod: mod, sink: sink, mem: mem}
 	for op, i := range opIndex {
 		in.fns[i] = mod.ExportedFunction(abi.ExportFor(op))
 	}
@@ -68,8 +72,13 @@ func (in *instance) memoryBytes() uint32 {
 	return 0
 }
 
+// close closes the module and unmaps its linear memory at once. wazero
+// frees the memory itself on Close, except when the module was already
+// marked closed by a passed deadline (WithCloseOnContextDone) and no call
+// ran since: the free here covers that.
 func (in *instance) close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
+	in.mem.free()
 	for _, m := range in.mounts {
 		m.endCall()
 	}

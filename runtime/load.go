@@ -257,7 +257,7 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 		track = &fileTrack{}
 	}
 	modCfg, mounts := p.instanceConfig(track)
-	in, err := newInstance(ictx, p.wr, p.compiled, modCfg, st)
+	in, err := newInstance(ictx, p.wr, p.compiled, modCfg, st, p.cfg.memoryLimit/pageSize*pageSize)
 	for _, m := range mounts { // what _initialize looked up
 		m.endCall()
 	}

@@ -6,6 +6,11 @@
 ;;   evil:growbig   asks for 65536 pages and then 0xffffffff pages at once (both
 ;;                  must return -1), then answers like evil:grow. Expect success
 ;;                  with the text "1".
+;;   evil:growfill  grows one page at a time until memory.grow returns -1 and
+;;                  fills each new page (every byte, as a guest allocator that
+;;                  uses its memory would), then answers like evil:grow. Expect
+;;                  success; with the pool recycling after every call, each
+;;                  call grows from one page again.
 ;;   evil:growtrap  grows until -1, then traps the way Go and AssemblyScript
 ;;                  runtimes do on out-of-memory. Expect abi.ErrMemory.
 ;;
@@ -26,6 +31,7 @@
   (data (i32.const 0x640) "evil:grow")
   (data (i32.const 0x660) "{\"contents\":[{\"uri\":\"evil:good\",\"text\":\"")
   (data (i32.const 0x6a0) "\"}]}")
+  (data (i32.const 0x6c0) "evil:growfill")
 
   (global $in_len (mut i32) (i32.const 0))
 
@@ -89,6 +95,17 @@
         (br_if $full (i32.eq (memory.grow (i32.const 1)) (i32.const -1)))
         (br $more))))
 
+  ;; $grow_fill grows memory one page at a time until memory.grow fails,
+  ;; filling every byte of each new page.
+  (func $grow_fill
+    (local $p i32)
+    (block $full
+      (loop $more
+        (local.set $p (memory.grow (i32.const 1)))
+        (br_if $full (i32.eq (local.get $p) (i32.const -1)))
+        (memory.fill (i32.shl (local.get $p) (i32.const 16)) (i32.const 0x61) (i32.const 0x10000))
+        (br $more))))
+
   ;; $touch_all stores a byte near the end of every page.
   (func $touch_all
     (local $p i32)
@@ -134,6 +151,8 @@
     (if (call $has (i32.const 0x620))  ;; evil:growbig
       (then (drop (memory.grow (i32.const 0x10000))) (drop (memory.grow (i32.const -1)))
             (call $touch_all) (return (call $reply_pages))))
+    (if (call $has (i32.const 0x6c0))  ;; evil:growfill
+      (then (call $grow_fill) (return (call $reply_pages))))
     (if (call $has (i32.const 0x640))  ;; evil:grow
       (then (call $grow_all) (call $touch_all) (return (call $reply_pages))))
     (call $reply (i32.const 0x400)))
