@@ -611,3 +611,7 @@ func (e *Error) Validate() error {
 	}
 	return checkText("message", e.Message, false)
 }
+
+// ValidName reports whether s is a valid provider name: 1-MaxNameLength of
+// [a-z0-9._-], starting with a letter or digit (Describe.Name's rule).
+func ValidName(s string) bool { return isName(s) }
