@@ -325,6 +325,10 @@ func isConfigKey(s string) bool {
 // IsConfigKey reports whether s is a valid config key.
 func IsConfigKey(s string) bool { return isConfigKey(s) }
 
+// Validate checks a cache hint: a ttl between 0 and one year, a scope of
+// ScopePublic or ScopePrivate. A nil hint is valid.
+func (c *CacheHint) Validate() error { return c.validate() }
+
 func (c *CacheHint) validate() error {
 	if c == nil {
 		return nil

@@ -257,6 +257,9 @@ func (c ProviderConfig) validate() error {
 	if c.name != "" && !abi.ValidName(c.name) {
 		return fmt.Errorf("%w: %q is not a provider name: use 1-%d of [a-z0-9._-], starting with a letter or digit", ErrConfig, c.name, abi.MaxNameLength)
 	}
+	if err := c.cacheHint.Validate(); err != nil {
+		return fmt.Errorf("%w: cache hint: %w", ErrConfig, err)
+	}
 	return c.grants.validate()
 }
 

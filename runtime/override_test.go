@@ -75,3 +75,14 @@ func TestProviderConfig_badNameRefusedBeforeCompiling(t *testing.T) {
 		require.ErrorContains(t, err, "use 1-64 of [a-z0-9._-]", "%q", name)
 	}
 }
+
+// TestProviderConfig_badCacheHintRefused: a cache hint outside the abi
+// rule is a config error at Load, before the module is compiled.
+func TestProviderConfig_badCacheHintRefused(t *testing.T) {
+	rt := newHostileRuntime(t, &logSink{})
+	for _, h := range []abi.CacheHint{{TTLMs: -1, Scope: abi.ScopePublic}, {TTLMs: 366 * 24 * 3600 * 1000, Scope: abi.ScopePublic}, {TTLMs: 1, Scope: "world"}} {
+		_, err := rt.Load(t.Context(), "x", []byte("not wasm at all"), runtime.NewProviderConfig().WithCacheHint(&h))
+		require.ErrorIs(t, err, runtime.ErrConfig, "%+v", h)
+		require.ErrorContains(t, err, "cache hint", "%+v", h)
+	}
+}
