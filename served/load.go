@@ -12,8 +12,9 @@ import (
 )
 
 // Loader turns a config into loaded providers: it resolves each module,
-// loads it in the runtime with its limits and grants, applies the
-// operator's name, cache hint and scheme prefix, and checks the set.
+// loads it in the runtime with the operator's name, cache hint, limits and
+// grants (config.Provider.RuntimeConfig), applies the scheme prefix, and
+// checks the set.
 type Loader struct {
 	rt      *runtime.Runtime
 	resolve Resolver
