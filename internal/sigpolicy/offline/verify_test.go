@@ -2,6 +2,8 @@ package offline_test
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +177,32 @@ func FuzzVerify(f *testing.F) {
 			require.True(t, v.Signer.Verified)
 		}
 		_ = sigpolicy.Describe([][]byte{b})
+	})
+}
+
+// FuzzServe: the verifier program reads its request from stdin; whatever
+// the bytes, it answers one response of its protocol (an error, or
+// verdicts), and never panics.
+func FuzzServe(f *testing.F) {
+	dir := f.TempDir()
+	key := sigtest.NewKey(f, dir, "cosign.pub")
+	d := sigtest.Digest(module)
+	raw, err := hex.DecodeString(strings.TrimPrefix(d, "sha256:"))
+	require.NoError(f, err)
+	req, err := json.Marshal(map[string]any{"protocol": 1, "op": "verify", "spec": sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: key.PubFile}}},
+		"digest": raw, "bundles": [][]byte{key.SignBlob(f, module)}})
+	require.NoError(f, err)
+	f.Add(req)
+	f.Add([]byte(`{"protocol":1,"op":"describe","bundles":["bm9wZQ=="]}`))
+	f.Add([]byte(`{"protocol":1,"op":"check","spec":{"trustedRoot":"/nonexistent"}}`))
+	f.Add([]byte(`{"protocol":2}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		require.NoError(t, sigpolicy.Serve(bytes.NewReader(in), &out))
+		var res struct {
+			Protocol int `json:"protocol"`
+		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+		require.Equal(t, 1, res.Protocol)
 	})
 }
