@@ -23,7 +23,7 @@ FUZZTIME    ?= 5s
 all: build
 
 build:
-	$(GO) build -trimpath -o build/mcp-wasm ./cmd/mcp-wasm
+	$(GO) build -trimpath -o build/ ./cmd/mcp-wasm ./cmd/mcp-wasm-verify
 
 # Every guest, built with the real toolchains into build/guests/NAME.wasm.
 guests: $(GO_GUESTS:%=build/guests/%.wasm) $(C_GUESTS:%=build/guests/%.wasm) catalogs

@@ -51,7 +51,11 @@ var (
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
 			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "cmd/mcp-wasm/...",
 			"abi/checkkit", "."},
-		"abi": {},
+		// Verification itself (sigstore-go), linked only into the verifier
+		// program: see TestSigstoreOnlyInTheVerifier.
+		"internal/sigpolicy/offline": {"internal/sigpolicy"},
+		"cmd/mcp-wasm-verify":        {"internal/sigpolicy", "internal/sigpolicy/offline"},
+		"abi":                        {},
 	}
 )
 
@@ -210,6 +214,9 @@ func TestImportPolicy_catchesViolations(t *testing.T) {
 		{goFile{pkg: "internal/modsource"}, module + "/config"},
 		{goFile{pkg: "served"}, module + "/internal/oci/ocitest"},
 		{goFile{pkg: "cmd/mcp-wasm"}, module + "/internal/sigpolicy/sigtest"},
+		{goFile{pkg: "cmd/mcp-wasm"}, module + "/internal/sigpolicy/offline"},
+		{goFile{pkg: "served"}, module + "/internal/sigpolicy/offline"},
+		{goFile{pkg: "internal/sigpolicy/offline"}, module + "/internal/oci"},
 		{goFile{pkg: "newpkg"}, module + "/abi"},
 	} {
 		require.NotEmpty(t, allowed(tt.file, tt.imp), "%s importing %s must be refused", tt.file.pkg, tt.imp)

@@ -325,6 +325,10 @@ func isConfigKey(s string) bool {
 // IsConfigKey reports whether s is a valid config key.
 func IsConfigKey(s string) bool { return isConfigKey(s) }
 
+// Validate checks a cache hint: a ttl between 0 and one year, a scope of
+// ScopePublic or ScopePrivate. A nil hint is valid.
+func (c *CacheHint) Validate() error { return c.validate() }
+
 func (c *CacheHint) validate() error {
 	if c == nil {
 		return nil
@@ -611,3 +615,7 @@ func (e *Error) Validate() error {
 	}
 	return checkText("message", e.Message, false)
 }
+
+// ValidName reports whether s is a valid provider name: 1-MaxNameLength of
+// [a-z0-9._-], starting with a letter or digit (Describe.Name's rule).
+func ValidName(s string) bool { return isName(s) }

@@ -191,11 +191,14 @@ type Quarantine struct {
 	Backoff, MaxBackoff time.Duration
 }
 
-// RuntimeConfig is the provider's runtime configuration: its limits and
-// grants.
+// RuntimeConfig is the provider's runtime configuration: the operator's
+// name and cache hint, its limits and grants. The runtime applies the name
+// and the cache hint to the module's describe once, at load, so that every
+// layer (logs, metrics, the read cache, the server) reads the one
+// effective describe.
 func (p Provider) RuntimeConfig() runtime.ProviderConfig {
 	l := p.Limits
-	cfg := runtime.NewProviderConfig()
+	cfg := runtime.NewProviderConfig().WithName(p.Name).WithCacheHint(p.Cache)
 	if l.Timeout != 0 {
 		cfg = cfg.WithTimeout(l.Timeout)
 	}

@@ -334,7 +334,11 @@ func resolveCache(c *cacheFile, bad func(string, string, ...any)) *abi.CacheHint
 	if !oneOf(c.Scope, abi.ScopePublic, abi.ScopePrivate) {
 		bad("cache.scope", "is %q: use %q or %q", c.Scope, abi.ScopePublic, abi.ScopePrivate)
 	}
-	return &abi.CacheHint{TTLMs: time.Duration(c.TTL).Milliseconds(), Scope: c.Scope}
+	h := &abi.CacheHint{TTLMs: time.Duration(c.TTL).Milliseconds(), Scope: c.Scope}
+	if err := h.Validate(); err != nil && oneOf(c.Scope, abi.ScopePublic, abi.ScopePrivate) {
+		bad("cache.ttl", "is %s: give a ttl between 0s and one year (8760h)", time.Duration(c.TTL))
+	}
+	return h
 }
 
 // resolveLimits returns the limits given; the rest keep runtime defaults.

@@ -92,6 +92,7 @@ func TestReadConfig_problems(t *testing.T) {
 			[]string{`grants.dirs[1].guest (provider "minimal.wasm"): "/data/more" overlaps "/data" of an earlier grant`}},
 		{"missing env var", `{"providers": [{"module": "minimal.wasm", "grants": {"secretsEnv": {"token": "MCPW_TEST_UNSET"}}}]}`, []string{`providers[0].grants.secretsEnv.token (provider "minimal.wasm"): environment variable "MCPW_TEST_UNSET" is not set`}},
 		{"bad cache scope", `{"providers": [{"module": "minimal.wasm", "cache": {"scope": "world"}}]}`, []string{`providers[0].cache.scope (provider "minimal.wasm"): is "world": use "public" or "private"`}},
+		{"cache ttl over a year", `{"providers": [{"module": "minimal.wasm", "cache": {"ttl": "9000h", "scope": "public"}}]}`, []string{`providers[0].cache.ttl (provider "minimal.wasm"): is 9000h0m0s: give a ttl between 0s and one year (8760h)`}},
 		{"bad log level", `{"server": {"logLevel": "loud"}, "providers": [{"module": "minimal.wasm"}]}`, []string{`mcp.json:1:25: server.logLevel is "loud": use debug, info, warn or error`}},
 		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 1000`}},
 		{"zero server bounds", `{"server": {"maxConcurrency": 0, "maxSubscriptions": -1}, "providers": [{"module": "minimal.wasm"}]}`, []string{

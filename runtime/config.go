@@ -135,6 +135,7 @@ type ProviderConfig struct {
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
 	grants          Grants
+	name            string            // the operator's name for the provider; "" keeps the module's
 	cacheHint       *abi.CacheHint    // the operator's default for results without one
 	preempt         preemptMode       // always preemptInstrument outside benchmarks
 	configValues    map[string]string // grants.Config and grants.Secrets, for config_get
@@ -198,9 +199,18 @@ func (c ProviderConfig) WithQuarantine(faults int, base, maxBackoff time.Duratio
 	return c
 }
 
+// WithName sets the name the provider is known by, replacing the one its
+// describe gives: Provider.Name and Provider.Describe return it, and the
+// runtime's logs (provider=) and Observer calls carry it, so that two
+// copies of one module are told apart everywhere. It must be a valid abi
+// name (1-64 of [a-z0-9._-], starting with a letter or digit), checked at
+// load. Defaults to "": the module's own.
+func (c ProviderConfig) WithName(name string) ProviderConfig { c.name = name; return c }
+
 // WithCacheHint sets the cache hint of reads whose result carries none,
-// replacing the provider's own default (its describe's). It decides what
-// the read cache keeps. Defaults to nil: the provider's.
+// replacing the provider's own default (its describe's): Provider.Describe
+// returns it, and it decides what the read cache keeps. Defaults to nil:
+// the provider's.
 func (c ProviderConfig) WithCacheHint(h *abi.CacheHint) ProviderConfig {
 	if h != nil {
 		cp := *h
@@ -243,6 +253,12 @@ func (c ProviderConfig) validate() error {
 		if !ch.ok {
 			return fmt.Errorf("%w: %s", ErrConfig, ch.msg)
 		}
+	}
+	if c.name != "" && !abi.ValidName(c.name) {
+		return fmt.Errorf("%w: %q is not a provider name: use 1-%d of [a-z0-9._-], starting with a letter or digit", ErrConfig, c.name, abi.MaxNameLength)
+	}
+	if err := c.cacheHint.Validate(); err != nil {
+		return fmt.Errorf("%w: cache hint: %w", ErrConfig, err)
 	}
 	return c.grants.validate()
 }

@@ -184,6 +184,9 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("%w: describe: %w", ErrInit, err)
 	}
+	if err := p.cfg.override(&d); err != nil {
+		return err
+	}
 	ops := map[string]bool{}
 	for _, op := range d.Operations {
 		if !p.exports[op] {

@@ -61,10 +61,12 @@ type Stats struct {
 	CacheMisses  uint64    // reads that ran the guest while the cache was on
 }
 
-// Name is the provider's declared name.
+// Name is the provider's name: the operator's (ProviderConfig.WithName),
+// else the one its describe declares.
 func (p *Provider) Name() string { return p.name }
 
-// Describe returns the provider's validated description.
+// Describe returns the provider's effective description: the module's
+// validated describe with the operator's name and cache hint applied.
 func (p *Provider) Describe() abi.Describe { return p.desc }
 
 // Config returns the configuration the provider was loaded with.
@@ -178,14 +180,12 @@ func (p *Provider) cacheRead(uri string, out *abi.ReadResult, files *fileTrack) 
 	}
 }
 
-// cacheHint is the hint a read is cached by: its own, else the operator's
-// default (ProviderConfig.WithCacheHint), else the provider's describe.
+// cacheHint is the hint a read is cached by: its own, else the effective
+// describe's, which holds the operator's (ProviderConfig.WithCacheHint)
+// when one is given.
 func (p *Provider) cacheHint(r *abi.ReadResult) *abi.CacheHint {
-	switch {
-	case r.Cache != nil:
+	if r.Cache != nil {
 		return r.Cache
-	case p.cfg.cacheHint != nil:
-		return p.cfg.cacheHint
 	}
 	return p.desc.Cache
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Loader turns a config into loaded providers: it resolves each module,
-// loads it in the runtime with its limits and grants, applies the
-// operator's name, cache hint and scheme prefix, and checks the set.
+// loads it in the runtime with the operator's name, cache hint, limits and
+// grants (config.Provider.RuntimeConfig), applies the scheme prefix, and
+// checks the set.
 type Loader struct {
 	rt      *runtime.Runtime
 	resolve Resolver
@@ -82,8 +83,12 @@ func (l *Loader) Load(ctx context.Context, cfg *config.Config) (*Generation, err
 	return g, nil
 }
 
-// loadOne resolves and loads one provider.
+// loadOne resolves and loads one provider. The operator's name is checked
+// first, so that a bad one is refused at its key without compiling.
 func (l *Loader) loadOne(ctx context.Context, spec config.Provider) (*Provider, error) {
+	if spec.Name != "" && !abi.ValidName(spec.Name) {
+		return nil, fmt.Errorf("%s%q is not a provider name: use 1-%d of [a-z0-9._-], starting with a letter or digit", where(spec, "name"), spec.Name, abi.MaxNameLength)
+	}
 	m, err := l.Resolve(ctx, RequestFor(spec))
 	var rp *runtime.Provider
 	if err == nil {
@@ -92,16 +97,7 @@ func (l *Loader) loadOne(ctx context.Context, spec config.Provider) (*Provider, 
 	if err != nil {
 		return nil, fmt.Errorf("%sload %s: %w", where(spec, "module"), spec.Module, err)
 	}
-	p, err := newProvider(spec, m, rp)
-	if err != nil {
-		_ = rp.Close(context.WithoutCancel(ctx))
-		key := "name"
-		if spec.Name == "" {
-			key = "cache"
-		}
-		return nil, fmt.Errorf("%s%w", where(spec, key), err)
-	}
-	return p, nil
+	return newProvider(spec, m, rp), nil
 }
 
 // Resolve resolves one module through the loader's resolver, logging the

@@ -25,37 +25,25 @@ import (
 // server checks ownership against the prefixed URI space.
 type Provider struct {
 	rt     *runtime.Provider
-	desc   abi.Describe // the operator's name and cache hint, the prefixed uri space
+	desc   abi.Describe // the runtime's effective describe, its uri space prefixed
 	prefix string
 	spec   config.Provider
 	module Module
 }
 
-// newProvider applies the operator's name, cache hint and scheme prefix to
-// the describe of a loaded runtime provider, checking the result under the
-// abi rules.
-func newProvider(spec config.Provider, m Module, p *runtime.Provider) (*Provider, error) {
-	d := p.Describe()
-	if spec.Name != "" {
-		d.Name = spec.Name
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%q is not a provider name: use 1-%d of [a-z0-9._-], starting with a letter or digit", spec.Name, abi.MaxNameLength)
-		}
-	}
-	if spec.Cache != nil {
-		c := *spec.Cache
-		d.Cache = &c
-		if err := d.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	return &Provider{rt: p, desc: prefixDescribe(spec.SchemePrefix, d), prefix: spec.SchemePrefix, spec: spec, module: m}, nil
+// newProvider serves a loaded runtime provider under the operator's scheme
+// prefix. The operator's name and cache hint are already in the runtime
+// provider's describe (config.Provider.RuntimeConfig): they are applied
+// once, there, so that logs, metrics, the read cache and the server agree.
+func newProvider(spec config.Provider, m Module, p *runtime.Provider) *Provider {
+	return &Provider{rt: p, desc: prefixDescribe(spec.SchemePrefix, p.Describe()), prefix: spec.SchemePrefix, spec: spec, module: m}
 }
 
 // Name is the name the server knows the provider by.
 func (p *Provider) Name() string { return p.desc.Name }
 
-// Describe returns the describe with the operator's overrides.
+// Describe returns the runtime provider's effective describe (the
+// operator's name and cache hint applied), its URI space prefixed.
 func (p *Provider) Describe() abi.Describe { return p.desc }
 
 // Spec is the provider as configured.

@@ -37,7 +37,7 @@ type Module struct {
 	// request; "" when the policy required no signature.
 	Signer string
 	// Signatures says who each signature found claims signed the module,
-	// unverified (for inspect).
+	// unverified (for inspect), when the request asked.
 	Signatures []string
 	// Notes are warnings worth logging (a registry that could not be
 	// reached, signatures that could not be read).
@@ -58,6 +58,9 @@ type Request struct {
 	// Refresh asks a registry again even for a pinned reference already
 	// in the module store, for signatures attached since (mcp-wasm pull).
 	Refresh bool
+	// Signatures asks for Module.Signatures (inspect, pull): reading them
+	// runs the signature verifier, which serving does not need.
+	Signatures bool
 }
 
 // RequestFor is the request for a provider's module.

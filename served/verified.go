@@ -35,7 +35,7 @@ func Verified(src *modsource.Resolver) Resolver {
 		ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 		defer cancel()
 		m, err := src.Resolve(ctx, modsource.Request{Module: string(req.Ref), SHA256: req.SHA256,
-			Policy: req.Policy, MaxSize: int64(req.MaxBytes), Refresh: req.Refresh})
+			Policy: req.Policy, MaxSize: int64(req.MaxBytes), Refresh: req.Refresh, Signatures: req.Signatures})
 		if err != nil {
 			return Module{}, err
 		}

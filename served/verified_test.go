@@ -138,7 +138,7 @@ func TestVerified(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, wasm, 0o644))
 	r := newRegistry(t, dir)
 	byAlice := compile(t, sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, Issuer: issuer}}, TrustedRoot: sig.RootFile})
-	req := Request{Ref: config.ModuleRef(path), Policy: byAlice, MaxBytes: 1 << 20}
+	req := Request{Ref: config.ModuleRef(path), Policy: byAlice, MaxBytes: 1 << 20, Signatures: true}
 
 	_, err := r.resolve(t.Context(), req)
 	require.ErrorIs(t, err, sigpolicy.ErrUnsigned)

@@ -29,7 +29,8 @@ var (
 	binErr  error
 )
 
-// binary builds mcp-wasm once per test process.
+// binary builds mcp-wasm once per test process, and the signature
+// verifier it runs (mcp-wasm-verify) beside it, as installed.
 func binary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -39,7 +40,7 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "mcp-wasm")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../mcp-wasm-verify")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("build: %v\n%s", err, out)
 		}

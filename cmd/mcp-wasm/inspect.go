@@ -36,7 +36,9 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			defer rt.Close(c.Context)
-			m, err := loader.Resolve(c.Context, served.RequestFor(spec))
+			req := served.RequestFor(spec)
+			req.Signatures = true
+			m, err := loader.Resolve(c.Context, req)
 			if err != nil {
 				return failure(fmt.Errorf("read module: %w", err))
 			}

@@ -54,7 +54,7 @@ func pullAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := loader.Resolve(c.Context, served.Request{Ref: config.ModuleRef(ref.String()), Policy: pol, MaxBytes: maxSize, Refresh: true})
+	m, err := loader.Resolve(c.Context, served.Request{Ref: config.ModuleRef(ref.String()), Policy: pol, MaxBytes: maxSize, Refresh: true, Signatures: true})
 	if err != nil {
 		return failure(err)
 	}

@@ -52,6 +52,10 @@ type Request struct {
 	// Refresh asks the registry even for a pinned reference already in
 	// the store (mcp-wasm pull), to fetch signatures attached since.
 	Refresh bool
+	// Signatures asks who each bundle found claims signed the module
+	// (Module.Signatures), for inspect and pull: reading them runs the
+	// signature verifier, which a load does not need.
+	Signatures bool
 }
 
 // Module is a resolved module.
@@ -64,7 +68,8 @@ type Module struct {
 	Offline bool
 	// Signer is who signed it, when the policy required a signature.
 	Signer *sigpolicy.Identity
-	// Signatures says who each bundle found claims signed it (unverified).
+	// Signatures says who each bundle found claims signed it (unverified),
+	// when the request asked.
 	Signatures  []string
 	Annotations map[string]string // the manifest's, for an oci:// module
 	Notes       []string          // warnings worth logging
@@ -116,7 +121,9 @@ func (r *Resolver) resolve(ctx context.Context, req Request) (*Module, error) {
 	if pin != "" && m.Digest != pin {
 		return nil, fmt.Errorf("%w: %s is %s, the pin says %s: the bytes changed since they were pinned; check where they come from, then update the pin (mcp-wasm lock)", ErrPin, m.Source, m.Digest, pin)
 	}
-	m.Signatures = sigpolicy.Describe(bundles)
+	if req.Signatures {
+		m.Signatures = sigpolicy.Describe(bundles)
+	}
 	if req.Policy.RequiresSignature() {
 		v, err := req.Policy.Verify(subject, bundles)
 		if err != nil {

@@ -108,6 +108,9 @@ func TestResolveFile(t *testing.T) {
 	m, err = res.Resolve(ctxT(t), Request{Module: path, Policy: byAlice, MaxSize: 1 << 20})
 	require.NoError(t, err)
 	require.Equal(t, alice, m.Signer.Subject)
+	require.Nil(t, m.Signatures, "a load verifies; it does not describe")
+	m, err = res.Resolve(ctxT(t), Request{Module: path, Policy: byAlice, MaxSize: 1 << 20, Signatures: true})
+	require.NoError(t, err)
 	require.Equal(t, []string{alice + " (issuer " + issuer + ")"}, m.Signatures)
 
 	_, err = res.Resolve(ctxT(t), Request{Module: path, MaxSize: 4})
@@ -181,7 +184,7 @@ func TestResolveRegistrySignatures(t *testing.T) {
 
 	_, err = e.client.AttachBundle(ctxT(t), ref, sig.SignDigest(t, alice, issuer, ref.Digest, sigtest.CosignSignPredicate))
 	require.NoError(t, err)
-	m, err := e.res.Resolve(ctxT(t), Request{Module: ref.String(), Policy: byAlice, MaxSize: 1 << 20})
+	m, err := e.res.Resolve(ctxT(t), Request{Module: ref.String(), Policy: byAlice, MaxSize: 1 << 20, Signatures: true})
 	require.NoError(t, err)
 	require.Equal(t, alice, m.Signer.Subject)
 	require.Len(t, m.Signatures, 2)

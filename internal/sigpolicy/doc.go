@@ -9,6 +9,15 @@
 // authorities) as a file. Nothing is fetched; no TUF update happens at
 // load.
 //
+// This package links none of it: it checks a policy's rules, reads its
+// keys' fingerprints and words every verdict, and asks an Engine for the
+// verification itself. Package offline is that engine; it is linked only
+// into the verifier program, cmd/mcp-wasm-verify, which this package runs
+// (beside the running executable, or at VerifierEnv) with one request on
+// stdin, under a deadline, its answer bounded and decoded strictly. No
+// verifier, or one that fails or answers out of protocol, verifies
+// nothing.
+//
 // # Security
 //
 // A bundle is untrusted input: it is size-capped before parsing and

@@ -4,17 +4,13 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/sigstore/sigstore-go/pkg/root"
-	"github.com/sigstore/sigstore-go/pkg/verify"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // Spec is a policy as the operator writes it, in the config file (the JSON
@@ -47,50 +43,54 @@ type Signer struct {
 // IsZero reports whether the spec requires nothing.
 func (s Spec) IsZero() bool { return !s.RequireDigest && len(s.Signers) == 0 && s.TrustedRoot == "" }
 
-// Policy is a compiled Spec: keys read, trusted root parsed, expressions
-// compiled.
+// IsKeyless reports whether the signer is a certificate identity.
+func (s Signer) IsKeyless() bool {
+	return s.Identity != "" || s.IdentityRegexp != "" || s.Issuer != "" || s.IssuerRegexp != ""
+}
+
+// Policy is a checked Spec: its rules checked, its keys read, its
+// expressions compiled and, through the verifier (see Engine), its keys
+// and trusted root loaded as Sigstore loads them.
 type Policy struct {
-	requireDigest bool
-	keys          []key
-	identities    []identity
-	trusted       root.TrustedMaterial // nil without a trusted root
-	keyless       *verify.Verifier     // nil without a trusted root
+	spec       Spec // paths absolute (or as given, without a base)
+	keys       []key
+	identities []Signer
 }
 
 type key struct {
 	file        string
 	fingerprint string // sha256 of the PKIX DER
-	verifier    signature.Verifier
-}
-
-type identity struct {
-	want Signer
-	cid  verify.CertificateIdentity
 }
 
 // Compile checks spec and loads what it names; relative paths are taken
-// from base. Every problem is reported with its fix.
+// from base. Every problem is reported with its fix. A spec that names
+// keys or a trusted root is also loaded by the verifier (Engine.Check), so
+// that what it would refuse at the first signature is refused here.
 func Compile(spec Spec, base string) (*Policy, error) {
-	p := &Policy{requireDigest: spec.RequireDigest}
+	p := &Policy{spec: Spec{RequireDigest: spec.RequireDigest}}
 	var problems []error
 	for i, s := range spec.Signers {
-		if err := p.addSigner(s, base); err != nil {
+		if s.Key != "" {
+			s.Key = resolve(base, s.Key)
+		}
+		if err := p.addSigner(s); err != nil {
 			problems = append(problems, fmt.Errorf("signer %d: %w", i+1, err))
 		}
+		p.spec.Signers = append(p.spec.Signers, s)
 	}
 	if spec.TrustedRoot != "" {
-		path := resolve(base, spec.TrustedRoot)
-		tr, err := root.NewTrustedRootFromPath(path)
-		if err != nil {
-			problems = append(problems, fmt.Errorf("trusted root %s: %v: give the trusted_root.json of your Sigstore instance (cosign trusted-root create writes one)", path, err))
-		} else if p.keyless, err = newKeylessVerifier(tr); err != nil {
-			problems = append(problems, fmt.Errorf("trusted root %s: %w", path, err))
-		} else {
-			p.trusted = tr
+		p.spec.TrustedRoot = resolve(base, spec.TrustedRoot)
+		if _, err := os.Stat(p.spec.TrustedRoot); err != nil {
+			problems = append(problems, fmt.Errorf("trusted root %s: %v: give the trusted_root.json of your Sigstore instance (cosign trusted-root create writes one)", p.spec.TrustedRoot, err))
 		}
 	}
 	if len(p.identities) > 0 && spec.TrustedRoot == "" {
 		problems = append(problems, errors.New("certificate identities are checked against a trusted root: give one (--trusted-root FILE, or \"trustedRoot\" in the policy)"))
+	}
+	if len(problems) == 0 && (len(p.spec.Signers) > 0 || p.spec.TrustedRoot != "") {
+		if err := engine().Check(p.spec); err != nil {
+			problems = append(problems, err)
+		}
 	}
 	if err := errors.Join(problems...); err != nil {
 		return nil, err
@@ -98,13 +98,12 @@ func Compile(spec Spec, base string) (*Policy, error) {
 	return p, nil
 }
 
-func (p *Policy) addSigner(s Signer, base string) error {
-	keyless := s.Identity != "" || s.IdentityRegexp != "" || s.Issuer != "" || s.IssuerRegexp != ""
+func (p *Policy) addSigner(s Signer) error {
 	switch {
-	case s.Key != "" && keyless:
+	case s.Key != "" && s.IsKeyless():
 		return errors.New("give a key or an identity with its issuer, not both")
 	case s.Key != "":
-		k, err := loadKey(resolve(base, s.Key))
+		k, err := loadKey(s.Key)
 		if err != nil {
 			return err
 		}
@@ -115,21 +114,17 @@ func (p *Policy) addSigner(s Signer, base string) error {
 	case (s.Issuer == "") == (s.IssuerRegexp == ""):
 		return errors.New("give exactly one of issuer and issuerRegexp (the OIDC issuer, such as https://token.actions.githubusercontent.com)")
 	}
-	cid, err := verify.NewShortCertificateIdentity(s.Issuer, anchor(s.IssuerRegexp), s.Identity, anchor(s.IdentityRegexp))
-	if err != nil {
-		return fmt.Errorf("%v: fix the regular expression", err)
-	}
 	for _, re := range []string{s.IdentityRegexp, s.IssuerRegexp} {
-		if _, err := regexp.Compile(anchor(re)); err != nil {
+		if _, err := regexp.Compile(Anchor(re)); err != nil {
 			return fmt.Errorf("regular expression %q: %v", re, err)
 		}
 	}
-	p.identities = append(p.identities, identity{want: s, cid: cid})
+	p.identities = append(p.identities, s)
 	return nil
 }
 
-// anchor makes a regular expression match the whole value only.
-func anchor(re string) string {
+// Anchor makes a regular expression match the whole value only.
+func Anchor(re string) string {
 	if re == "" {
 		return ""
 	}
@@ -143,44 +138,51 @@ func resolve(base, p string) string {
 	return filepath.Join(base, p)
 }
 
+// loadKey reads a PEM public key for its fingerprint; the verifier loads
+// it again as Sigstore does (Engine.Check).
 func loadKey(path string) (key, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return key{}, fmt.Errorf("read public key: %w: give the PEM public key file (cosign.pub)", err)
 	}
-	pub, err := cryptoutils.UnmarshalPEMToPublicKey(b)
+	der, err := pemPublicKey(b)
 	if err != nil {
 		return key{}, fmt.Errorf("public key %s: %v: give a PEM \"PUBLIC KEY\" file (cosign.pub)", path, err)
 	}
-	v, err := signature.LoadDefaultVerifier(pub)
-	if err != nil {
-		return key{}, fmt.Errorf("public key %s: %v", path, err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return key{}, fmt.Errorf("public key %s: %v", path, err)
-	}
 	sum := sha256.Sum256(der)
-	return key{file: path, fingerprint: "sha256:" + hex.EncodeToString(sum[:]), verifier: v}, nil
+	return key{file: path, fingerprint: "sha256:" + hex.EncodeToString(sum[:])}, nil
 }
 
-// newKeylessVerifier verifies what the trusted root's deployment
-// produces: an observer timestamp always (a log's integrated time or an
-// RFC 3161 timestamp) to check the short-lived certificate against, a
-// transparency-log entry when the root lists logs, an SCT when it lists
-// CT logs.
-func newKeylessVerifier(tr *root.TrustedRoot) (*verify.Verifier, error) {
-	if len(tr.FulcioCertificateAuthorities()) == 0 {
-		return nil, errors.New("it lists no certificate authority: keyless signatures cannot be checked against it")
+// pemPublicKey returns the PKIX DER of the key in a PEM "PUBLIC KEY" (or
+// PKCS #1 "RSA PUBLIC KEY") block, re-marshalled as the verifier
+// fingerprints it; the error messages are Sigstore's (cryptoutils).
+func pemPublicKey(b []byte) ([]byte, error) {
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return nil, errors.New("PEM decoding failed")
 	}
-	opts := []verify.VerifierOption{verify.WithObserverTimestamps(1)}
-	if len(tr.RekorLogs()) > 0 {
-		opts = append(opts, verify.WithTransparencyLog(1))
+	var pub any
+	var err error
+	switch block.Type {
+	case "PUBLIC KEY":
+		pub, err = x509.ParsePKIXPublicKey(block.Bytes)
+	case "RSA PUBLIC KEY":
+		pub, err = x509.ParsePKCS1PublicKey(block.Bytes)
+	default:
+		return nil, fmt.Errorf("unknown Public key PEM file type: %v. Are you passing the correct public key?", block.Type)
 	}
-	if len(tr.CTLogs()) > 0 {
-		opts = append(opts, verify.WithSignedCertificateTimestamps(1))
+	if err != nil {
+		return nil, err
 	}
-	return verify.NewVerifier(tr, opts...)
+	return x509.MarshalPKIXPublicKey(pub)
+}
+
+// Spec returns the policy's spec, every path absolute (when compiled with
+// a base), for the verifier.
+func (p *Policy) Spec() Spec {
+	s := p.spec
+	s.Signers = append([]Signer(nil), s.Signers...)
+	return s
 }
 
 // Unpinned returns the policy without its digest requirement, for
@@ -190,12 +192,12 @@ func (p *Policy) Unpinned() *Policy {
 		return nil
 	}
 	c := *p
-	c.requireDigest = false
+	c.spec.RequireDigest = false
 	return &c
 }
 
 // RequiresDigest reports whether modules must be pinned by digest.
-func (p *Policy) RequiresDigest() bool { return p != nil && p.requireDigest }
+func (p *Policy) RequiresDigest() bool { return p != nil && p.spec.RequireDigest }
 
 // RequiresSignature reports whether modules must be signed.
 func (p *Policy) RequiresSignature() bool { return p != nil && len(p.keys)+len(p.identities) > 0 }
@@ -204,7 +206,7 @@ func (p *Policy) RequiresSignature() bool { return p != nil && len(p.keys)+len(p
 func (p *Policy) Wanted() string {
 	var out []string
 	for _, i := range p.identities {
-		out = append(out, describeRule(i.want))
+		out = append(out, describeRule(i))
 	}
 	for _, k := range p.keys {
 		out = append(out, fmt.Sprintf("key %s (%s)", k.fingerprint, filepath.Base(k.file)))

@@ -6,12 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
-
-	"github.com/sigstore/sigstore-go/pkg/bundle"
-	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
-	"github.com/sigstore/sigstore-go/pkg/root"
-	"github.com/sigstore/sigstore-go/pkg/verify"
 )
 
 // MaxBundleSize bounds a bundle before it is parsed.
@@ -40,12 +34,12 @@ type Subject struct {
 
 // Identity is a signer as a bundle names it.
 type Identity struct {
-	Certificate bool   // keyless: a certificate identity; else a key
-	Subject     string // the certificate's subject alternative name
-	Issuer      string // the certificate's OIDC issuer
-	Key         string // "sha256:<fingerprint>" of a policy key, or the bundle's key hint
-	KeyFile     string // the policy's key file, when one matched
-	Verified    bool   // the signature verified (and this signer is the policy's)
+	Certificate bool   `json:"certificate,omitempty"` // keyless: a certificate identity; else a key
+	Subject     string `json:"subject,omitempty"`     // the certificate's subject alternative name
+	Issuer      string `json:"issuer,omitempty"`      // the certificate's OIDC issuer
+	Key         string `json:"key,omitempty"`         // "sha256:<fingerprint>" of a policy key, or the bundle's key hint
+	KeyFile     string `json:"keyFile,omitempty"`     // the policy's key file, when one matched
+	Verified    bool   `json:"verified,omitempty"`    // the signature verified (and this signer is the policy's)
 }
 
 func (i Identity) String() string {
@@ -69,7 +63,7 @@ type Verified struct {
 // Verify returns the first bundle that is a valid signature of subject by
 // a signer the policy accepts. With none, the error (ErrUnsigned or
 // ErrUntrusted) names every signer found, why each was refused, and the
-// signers wanted.
+// signers wanted. The bundles are checked by the verifier (Engine.Verify).
 func (p *Policy) Verify(subject Subject, bundles [][]byte) (*Verified, error) {
 	digest, err := hex.DecodeString(strings.TrimPrefix(subject.Digest, "sha256:"))
 	if err != nil || len(digest) != 32 {
@@ -78,123 +72,33 @@ func (p *Policy) Verify(subject Subject, bundles [][]byte) (*Verified, error) {
 	if len(bundles) == 0 {
 		return nil, fmt.Errorf("%w: %s carries no Sigstore bundle, and the policy wants a signature by %s: sign it (cosign sign REF, or cosign sign-blob --bundle FILE.wasm.sigstore.json FILE.wasm), or drop the signer requirement", ErrUnsigned, subject.What, p.Wanted())
 	}
+	results, err := engine().Verify(p.spec, digest, bundles)
+	if err != nil {
+		return nil, fmt.Errorf("verify the signatures of %s: %w", subject.What, err)
+	}
 	var found []string
-	for i, raw := range bundles {
-		id, err := p.check(digest, raw)
-		if err == nil {
-			return &Verified{Signer: id, Bundle: i}, nil
+	for i, r := range results {
+		if r.Err == "" && r.Signer.Verified {
+			return &Verified{Signer: r.Signer, Bundle: i}, nil
 		}
-		found = append(found, fmt.Sprintf("bundle %d: %v", i+1, err))
+		found = append(found, fmt.Sprintf("bundle %d: %s", i+1, r.Err))
 	}
 	return nil, fmt.Errorf("%w: %s: wanted a signature by %s; found: %s", ErrUntrusted, subject.What, p.Wanted(), strings.Join(found, "; "))
 }
 
-// check verifies one bundle against digest and the policy.
-func (p *Policy) check(digest, raw []byte) (Identity, error) {
-	b, claim, err := parse(raw)
-	if err != nil {
-		return claim, err
-	}
-	vc, err := b.VerificationContent()
-	if err != nil {
-		return claim, fmt.Errorf("malformed bundle: %v", err)
-	}
-	artifact := verify.WithArtifactDigest("sha256", digest)
-	if vc.Certificate() != nil {
-		if len(p.identities) == 0 {
-			return claim, fmt.Errorf("signed by %s with a certificate; the policy accepts only keys", claim)
-		}
-		res, err := p.keyless.Verify(b, verify.NewPolicy(artifact, verify.WithoutIdentitiesUnsafe()))
-		if err != nil {
-			return claim, fmt.Errorf("a signature claiming %s does not verify: %v", claim, err)
-		}
-		if err := signatureStatement(res); err != nil {
-			return claim, err
-		}
-		got := Identity{Certificate: true, Subject: res.Signature.Certificate.SubjectAlternativeName, Issuer: res.Signature.Certificate.Issuer}
-		ids := make(verify.CertificateIdentities, len(p.identities))
-		for i, id := range p.identities {
-			ids[i] = id.cid
-		}
-		if _, err := ids.Verify(*res.Signature.Certificate); err != nil {
-			return got, fmt.Errorf("signed by %s, who is not a signer the policy accepts", got)
-		}
-		got.Verified = true
-		return got, nil
-	}
-	if len(p.keys) == 0 {
-		return claim, fmt.Errorf("signed with %s; the policy accepts only certificate identities", claim)
-	}
-	var last error
-	for _, k := range p.keys {
-		material := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-			return root.NewExpiringKey(k.verifier, time.Time{}, time.Time{}), nil
-		})
-		v, err := verify.NewVerifier(material, verify.WithNoObserverTimestamps())
-		if err != nil {
-			return claim, err
-		}
-		res, err := v.Verify(b, verify.NewPolicy(artifact, verify.WithKey()))
-		if err != nil {
-			last = err
-			continue
-		}
-		if err := signatureStatement(res); err != nil {
-			return claim, err
-		}
-		return Identity{Key: k.fingerprint, KeyFile: k.file, Verified: true}, nil
-	}
-	return claim, fmt.Errorf("signed with %s, which is none of the policy's keys or does not sign this module (%v)", claim, last)
-}
-
-// signatureStatement refuses a DSSE bundle whose statement is an
-// attestation rather than cosign's signature statement.
-func signatureStatement(res *verify.VerificationResult) error {
-	if res.Statement != nil && res.Statement.GetPredicateType() != CosignSignPredicate {
-		return fmt.Errorf("an in-toto attestation of type %q, not a signature (cosign sign or sign-blob make one)", res.Statement.GetPredicateType())
-	}
-	return nil
-}
-
-// parse decodes a bundle and reads, without verifying, who it claims
-// signed it.
-func parse(raw []byte) (*bundle.Bundle, Identity, error) {
-	if len(raw) > MaxBundleSize {
-		return nil, Identity{}, fmt.Errorf("bundle is %d bytes, over the %d read", len(raw), MaxBundleSize)
-	}
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(raw); err != nil {
-		return nil, Identity{}, fmt.Errorf("malformed bundle: %v", err)
-	}
-	vc, err := b.VerificationContent()
-	if err != nil {
-		return nil, Identity{}, fmt.Errorf("malformed bundle: %v", err)
-	}
-	if c := vc.Certificate(); c != nil {
-		s, err := certificate.SummarizeCertificate(c)
-		if err != nil {
-			return nil, Identity{}, fmt.Errorf("malformed bundle certificate: %v", err)
-		}
-		return &b, Identity{Certificate: true, Subject: s.SubjectAlternativeName, Issuer: s.Issuer}, nil
-	}
-	if k := vc.PublicKey(); k != nil {
-		return &b, Identity{Key: k.Hint()}, nil
-	}
-	return nil, Identity{}, errors.New("malformed bundle: neither a certificate nor a public key")
-}
-
 // Describe reads who each bundle claims signed it, without verifying
 // anything (inspect without a policy). A bundle that does not parse is
-// described by its error.
+// described by its error. Without bundles the verifier is not asked.
 func Describe(bundles [][]byte) []string {
-	var out []string
-	for _, raw := range bundles {
-		_, id, err := parse(raw)
-		if err != nil {
-			out = append(out, err.Error())
-			continue
+	if len(bundles) == 0 {
+		return nil
+	}
+	out, err := engine().Describe(bundles)
+	if err != nil {
+		out = make([]string, len(bundles))
+		for i := range out {
+			out[i] = fmt.Sprintf("not read: %v", err)
 		}
-		out = append(out, id.String())
 	}
 	return out
 }

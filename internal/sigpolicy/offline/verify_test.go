@@ -1,7 +1,9 @@
-package sigpolicy
+package offline_test
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
+	_ "github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/offline"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 )
 
@@ -20,14 +24,14 @@ const (
 
 var module = []byte("\x00asm\x01\x00\x00\x00 pretend module")
 
-func subject(b []byte) Subject {
+func subject(b []byte) sigpolicy.Subject {
 	d := sigtest.Digest(b)
-	return Subject{Digest: d, What: "module " + d}
+	return sigpolicy.Subject{Digest: d, What: "module " + d}
 }
 
-func compile(t *testing.T, spec Spec) *Policy {
+func compile(t *testing.T, spec sigpolicy.Spec) *sigpolicy.Policy {
 	t.Helper()
-	p, err := Compile(spec, "")
+	p, err := sigpolicy.Compile(spec, "")
 	require.NoError(t, err)
 	return p
 }
@@ -39,30 +43,30 @@ func TestVerify(t *testing.T) {
 	key := sigtest.NewKey(t, dir, "cosign.pub")
 	otherKey := sigtest.NewKey(t, dir, "other.pub")
 	d := sigtest.Digest(module)
-	aliceRule := Signer{Identity: alice, Issuer: issuer}
-	byAlice := Spec{Signers: []Signer{aliceRule}, TrustedRoot: sig.RootFile}
-	byKey := Spec{Signers: []Signer{{Key: key.PubFile}}}
+	aliceRule := sigpolicy.Signer{Identity: alice, Issuer: issuer}
+	byAlice := sigpolicy.Spec{Signers: []sigpolicy.Signer{aliceRule}, TrustedRoot: sig.RootFile}
+	byKey := sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: key.PubFile}}}
 
 	for _, tc := range []struct {
 		name    string
-		spec    Spec
+		spec    sigpolicy.Spec
 		bundles [][]byte
 		signer  string // want success, signed by this
 		err     []string
 	}{
 		{name: "keyless cosign sign", spec: byAlice,
-			bundles: [][]byte{sig.SignDigest(t, alice, issuer, d, CosignSignPredicate)}, signer: alice + " (issuer " + issuer + ")"},
+			bundles: [][]byte{sig.SignDigest(t, alice, issuer, d, sigpolicy.CosignSignPredicate)}, signer: alice + " (issuer " + issuer + ")"},
 		{name: "keyless sign-blob", spec: byAlice,
 			bundles: [][]byte{sig.SignBlob(t, alice, issuer, module)}, signer: alice},
-		{name: "identity regexp", spec: Spec{Signers: []Signer{{IdentityRegexp: `[a-z]+@acme\.example`, IssuerRegexp: `https://accounts\.acme\.example`}}, TrustedRoot: sig.RootFile},
+		{name: "identity regexp", spec: sigpolicy.Spec{Signers: []sigpolicy.Signer{{IdentityRegexp: `[a-z]+@acme\.example`, IssuerRegexp: `https://accounts\.acme\.example`}}, TrustedRoot: sig.RootFile},
 			bundles: [][]byte{sig.SignBlob(t, alice, issuer, module)}, signer: alice},
-		{name: "identity regexp is anchored", spec: Spec{Signers: []Signer{{IdentityRegexp: `alice@acme\.example`, Issuer: issuer}}, TrustedRoot: sig.RootFile},
+		{name: "identity regexp is anchored", spec: sigpolicy.Spec{Signers: []sigpolicy.Signer{{IdentityRegexp: `alice@acme\.example`, Issuer: issuer}}, TrustedRoot: sig.RootFile},
 			bundles: [][]byte{sig.SignBlob(t, "alice@acme.example.evil.example", issuer, module)},
 			err:     []string{"signed by alice@acme.example.evil.example (issuer " + issuer + "), who is not a signer the policy accepts", "wanted a signature by ~/alice@acme\\.example/"}},
 		{name: "second bundle satisfies", spec: byAlice,
 			bundles: [][]byte{[]byte("{}"), sig.SignBlob(t, "mallory@acme.example", issuer, module), sig.SignBlob(t, alice, issuer, module)}, signer: alice},
 		{name: "wrong identity", spec: byAlice,
-			bundles: [][]byte{sig.SignDigest(t, "mallory@evil.example", issuer, d, CosignSignPredicate)},
+			bundles: [][]byte{sig.SignDigest(t, "mallory@evil.example", issuer, d, sigpolicy.CosignSignPredicate)},
 			err:     []string{"found: bundle 1: signed by mallory@evil.example (issuer " + issuer + ")", "wanted a signature by " + alice + " (issuer " + issuer + ")"}},
 		{name: "wrong issuer", spec: byAlice,
 			bundles: [][]byte{sig.SignBlob(t, alice, "https://evil.example", module)},
@@ -71,7 +75,7 @@ func TestVerify(t *testing.T) {
 			bundles: [][]byte{other.SignBlob(t, alice, issuer, module)},
 			err:     []string{"a signature claiming " + alice, "does not verify"}},
 		{name: "expired certificate", spec: byAlice,
-			bundles: [][]byte{sig.SignDigestAt(t, alice, issuer, d, CosignSignPredicate, time.Now().Add(30*time.Minute))},
+			bundles: [][]byte{sig.SignDigestAt(t, alice, issuer, d, sigpolicy.CosignSignPredicate, time.Now().Add(30*time.Minute))},
 			err:     []string{"does not verify", "outside certificate validity"}},
 		{name: "signature of another module", spec: byAlice,
 			bundles: [][]byte{sig.SignBlob(t, alice, issuer, []byte("another module"))},
@@ -86,18 +90,18 @@ func TestVerify(t *testing.T) {
 			bundles: [][]byte{truncate(sig.SignBlob(t, alice, issuer, module))},
 			err:     []string{"malformed bundle"}},
 		{name: "oversized bundle", spec: byAlice,
-			bundles: [][]byte{bytes.Repeat([]byte(" "), MaxBundleSize+1)},
+			bundles: [][]byte{bytes.Repeat([]byte(" "), sigpolicy.MaxBundleSize+1)},
 			err:     []string{"over the 1048576 read"}},
 		{name: "unsigned", spec: byAlice, err: []string{"carries no Sigstore bundle", "wants a signature by " + alice}},
 		{name: "key sign-blob", spec: byKey, bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
-		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, CosignSignPredicate)}, signer: "key sha256:"},
+		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, sigpolicy.CosignSignPredicate)}, signer: "key sha256:"},
 		{name: "another key", spec: byKey, bundles: [][]byte{otherKey.SignBlob(t, module)},
 			err: []string{"which is none of the policy's keys", "wanted a signature by key sha256:"}},
 		{name: "key where identities are wanted", spec: byAlice, bundles: [][]byte{key.SignBlob(t, module)},
 			err: []string{"the policy accepts only certificate identities"}},
 		{name: "certificate where keys are wanted", spec: byKey, bundles: [][]byte{sig.SignBlob(t, alice, issuer, module)},
 			err: []string{"signed by " + alice + " (issuer " + issuer + ") with a certificate; the policy accepts only keys"}},
-		{name: "either a key or an identity", spec: Spec{Signers: []Signer{aliceRule, {Key: key.PubFile}}, TrustedRoot: sig.RootFile},
+		{name: "either a key or an identity", spec: sigpolicy.Spec{Signers: []sigpolicy.Signer{aliceRule, {Key: key.PubFile}}, TrustedRoot: sig.RootFile},
 			bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,25 +129,25 @@ func TestCompileRefuses(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "garbage.json"), []byte("{"), 0o644))
 	for _, tc := range []struct {
 		name string
-		spec Spec
+		spec sigpolicy.Spec
 		err  string
 	}{
-		{"identity without trusted root", Spec{Signers: []Signer{{Identity: alice, Issuer: issuer}}}, "give one (--trusted-root FILE"},
-		{"identity without issuer", Spec{Signers: []Signer{{Identity: alice}}, TrustedRoot: sig.RootFile}, "exactly one of issuer and issuerRegexp"},
-		{"both identity forms", Spec{Signers: []Signer{{Identity: alice, IdentityRegexp: ".*", Issuer: issuer}}, TrustedRoot: sig.RootFile}, "exactly one of identity and identityRegexp"},
-		{"key and identity", Spec{Signers: []Signer{{Key: key.PubFile, Identity: alice, Issuer: issuer}}, TrustedRoot: sig.RootFile}, "not both"},
-		{"bad regexp", Spec{Signers: []Signer{{IdentityRegexp: "(", Issuer: issuer}}, TrustedRoot: sig.RootFile}, "regular expression"},
-		{"missing key", Spec{Signers: []Signer{{Key: filepath.Join(dir, "none.pub")}}}, "read public key"},
-		{"not a key", Spec{Signers: []Signer{{Key: sig.RootFile}}}, "give a PEM \"PUBLIC KEY\" file"},
-		{"bad trusted root", Spec{TrustedRoot: filepath.Join(dir, "garbage.json")}, "trusted root"},
-		{"empty signer", Spec{Signers: []Signer{{}}}, "signer 1"},
+		{"identity without trusted root", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, Issuer: issuer}}}, "give one (--trusted-root FILE"},
+		{"identity without issuer", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice}}, TrustedRoot: sig.RootFile}, "exactly one of issuer and issuerRegexp"},
+		{"both identity forms", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, IdentityRegexp: ".*", Issuer: issuer}}, TrustedRoot: sig.RootFile}, "exactly one of identity and identityRegexp"},
+		{"key and identity", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: key.PubFile, Identity: alice, Issuer: issuer}}, TrustedRoot: sig.RootFile}, "not both"},
+		{"bad regexp", sigpolicy.Spec{Signers: []sigpolicy.Signer{{IdentityRegexp: "(", Issuer: issuer}}, TrustedRoot: sig.RootFile}, "regular expression"},
+		{"missing key", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: filepath.Join(dir, "none.pub")}}}, "read public key"},
+		{"not a key", sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: sig.RootFile}}}, "give a PEM \"PUBLIC KEY\" file"},
+		{"bad trusted root", sigpolicy.Spec{TrustedRoot: filepath.Join(dir, "garbage.json")}, "trusted root"},
+		{"empty signer", sigpolicy.Spec{Signers: []sigpolicy.Signer{{}}}, "signer 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Compile(tc.spec, "")
+			_, err := sigpolicy.Compile(tc.spec, "")
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
-	p, err := Compile(Spec{Signers: []Signer{{Key: "cosign.pub"}}}, dir)
+	p, err := sigpolicy.Compile(sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: "cosign.pub"}}}, dir)
 	require.NoError(t, err, "relative paths are taken from base")
 	require.True(t, p.RequiresSignature())
 	require.False(t, p.RequiresDigest())
@@ -152,7 +156,7 @@ func TestCompileRefuses(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
 	sig := sigtest.NewKeyless(t, dir)
-	got := Describe([][]byte{sig.SignBlob(t, alice, issuer, module), []byte("nope")})
+	got := sigpolicy.Describe([][]byte{sig.SignBlob(t, alice, issuer, module), []byte("nope")})
 	require.Equal(t, alice+" (issuer "+issuer+")", got[0])
 	require.True(t, strings.HasPrefix(got[1], "malformed bundle"))
 }
@@ -165,13 +169,40 @@ func FuzzVerify(f *testing.F) {
 	f.Add(sig.SignBlob(f, alice, issuer, module))
 	f.Add(key.SignBlob(f, module))
 	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"publicKey":{"hint":"x"}},"messageSignature":{}}`))
-	p, err := Compile(Spec{Signers: []Signer{{Identity: alice, Issuer: issuer}, {Key: key.PubFile}}, TrustedRoot: sig.RootFile}, "")
+	p, err := sigpolicy.Compile(sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, Issuer: issuer}, {Key: key.PubFile}}, TrustedRoot: sig.RootFile}, "")
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := p.Verify(subject(module), [][]byte{b})
 		if err == nil {
 			require.True(t, v.Signer.Verified)
 		}
-		_ = Describe([][]byte{b})
+		_ = sigpolicy.Describe([][]byte{b})
+	})
+}
+
+// FuzzServe: the verifier program reads its request from stdin; whatever
+// the bytes, it answers one response of its protocol (an error, or
+// verdicts), and never panics.
+func FuzzServe(f *testing.F) {
+	dir := f.TempDir()
+	key := sigtest.NewKey(f, dir, "cosign.pub")
+	d := sigtest.Digest(module)
+	raw, err := hex.DecodeString(strings.TrimPrefix(d, "sha256:"))
+	require.NoError(f, err)
+	req, err := json.Marshal(map[string]any{"protocol": 1, "op": "verify", "spec": sigpolicy.Spec{Signers: []sigpolicy.Signer{{Key: key.PubFile}}},
+		"digest": raw, "bundles": [][]byte{key.SignBlob(f, module)}})
+	require.NoError(f, err)
+	f.Add(req)
+	f.Add([]byte(`{"protocol":1,"op":"describe","bundles":["bm9wZQ=="]}`))
+	f.Add([]byte(`{"protocol":1,"op":"check","spec":{"trustedRoot":"/nonexistent"}}`))
+	f.Add([]byte(`{"protocol":2}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		require.NoError(t, sigpolicy.Serve(bytes.NewReader(in), &out))
+		var res struct {
+			Protocol int `json:"protocol"`
+		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+		require.Equal(t, 1, res.Protocol)
 	})
 }
