@@ -13,3 +13,6 @@ func (r *Runtime) slotWaiters() int {
 	defer r.slots.mu.Unlock()
 	return len(r.slots.waiters)
 }
+
+// WorkersStarted is the number of compile workers this process started.
+func WorkersStarted() int64 { return workersStarted.Load() }
