@@ -109,6 +109,34 @@ func TestHostileCompileRefused(t *testing.T) {
 	}
 }
 
+// TestCompileWorkerKeepsHostSmall: the real binary loads a module whose
+// compilation takes over 120 MiB (one function of 350,000 chained i32.eqz,
+// within the cost model) and calls it; its own peak RSS stays that of a
+// process that decoded the module and loaded the compiled code, because
+// the compiler ran in the worker.
+func TestCompileWorkerKeepsHostSmall(t *testing.T) {
+	wasm := provider(func(m *bt.Module, void uint32) {
+		m.Func(bt.Func{Type: void, Body: bt.Cat(bt.I32Const(0), bt.Repeat(350_000, []byte{0x45}), []byte{bt.Drop})})
+	})
+	path := filepath.Join(t.TempDir(), "big.wasm")
+	require.NoError(t, os.WriteFile(path, wasm, 0o644))
+	out := filepath.Join(t.TempDir(), "out")
+	f, err := os.Create(out)
+	require.NoError(t, err)
+	cmd := exec.Command(testguest.Binary(t), "call", "--cache-dir", "", path, "read", "x:a")
+	cmd.Stdout, cmd.Stderr = f, f
+	status, rss, err := runPeakRSS(cmd, 2*time.Minute)
+	_ = f.Close()
+	require.NoError(t, err)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	t.Logf("host peak RSS %d MiB", rss>>20)
+	require.True(t, status.Exited(), "killed: %v", status.Signal())
+	require.Equal(t, 0, status.ExitStatus(), string(b))
+	require.Contains(t, string(b), "ok")
+	require.Less(t, rss, int64(96<<20), "the host compiled the module itself")
+}
+
 // heavy is a provider the cost model accepts whose compilation takes about
 // 80 MiB: ten functions of 100,000 chained i32.eqz.
 func heavy() []byte {
