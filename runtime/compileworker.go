@@ -136,11 +136,16 @@ func runtimeConfig(cache wazero.CompilationCache, pages uint32, closeOnDone bool
 // compiledMarks records, beside wazero's cache, the modules that compiled
 // within the limits (in a worker, or trusted): loading one again compiles
 // it in-process, where wazero finds it in its cache, and pays no worker.
-// Its key covers what wazero's does that can change between runs: the
-// bytes, wazero's version and CloseOnContextDone. Like the rewrite cache,
-// it lives in the private cache directory, so it trusts nothing that
-// directory does not already hold.
+// A mark's key covers what wazero's key does that can change between runs
+// (the bytes, wazero's version, CloseOnContextDone) and the compile limits
+// it was checked against, so a tighter limit checks the module again. Like
+// the rewrite cache, marks live in the private cache directory, so they
+// trust nothing that directory does not already hold; this process also
+// remembers them (seen), for runtimes without a cache directory.
 type compiledMarks struct{ dir string }
+
+// seen are the marks of this process, whatever their runtime.
+var seen sync.Map // mark name -> struct{}
 
 var wazeroVersion = sync.OnceValue(func() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -153,23 +158,32 @@ var wazeroVersion = sync.OnceValue(func() string {
 	return "unknown"
 })
 
-func (c compiledMarks) path(wasm []byte, closeOnDone bool) string {
+func markName(wasm []byte, cfg ProviderConfig) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "mcp-wasm compiled v1 wazero %s close %t\n", wazeroVersion(), closeOnDone)
+	fmt.Fprintf(h, "mcp-wasm compiled v1 wazero %s close %t memory %d cpu %d\n", wazeroVersion(), cfg.preempt == preemptWazero, cfg.compileMemory, cpuSeconds(cfg))
 	h.Write(wasm)
-	return filepath.Join(c.dir, hex.EncodeToString(h.Sum(nil)))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (c compiledMarks) has(wasm []byte, closeOnDone bool) bool {
-	_, err := os.Stat(c.path(wasm, closeOnDone))
+func (c compiledMarks) has(wasm []byte, cfg ProviderConfig) bool {
+	name := markName(wasm, cfg)
+	if _, ok := seen.Load(name); ok {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(c.dir, name))
 	return err == nil
 }
 
-func (c compiledMarks) mark(wasm []byte, closeOnDone bool) error {
+func (c compiledMarks) mark(wasm []byte, cfg ProviderConfig) error {
+	name := markName(wasm, cfg)
+	seen.Store(name, struct{}{})
+	if _, err := os.Stat(filepath.Join(c.dir, name)); err == nil {
+		return nil
+	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(c.path(wasm, closeOnDone), nil, 0o600)
+	return os.WriteFile(filepath.Join(c.dir, name), nil, 0o600)
 }
 
 // stderrTail keeps the last bytes a worker wrote to stderr.

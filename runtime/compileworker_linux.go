@@ -92,7 +92,7 @@ func runWorker(ctx context.Context, wasm []byte, dir string, cfg ProviderConfig)
 	cmd.WaitDelay = time.Second
 	workersStarted.Add(1)
 	err = cmd.Run()
-	if err == nil && bytes.HasSuffix(tail.b, []byte(workerDone)) {
+	if err == nil && bytes.Contains(tail.b, []byte(workerDone)) {
 		return nil
 	}
 	st := workerStatus{timedOut: cctx.Err() != nil, desc: "exit status unknown"}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,7 +183,7 @@ func TestCompileWorkerTimeout(t *testing.T) {
 // find the compiled code and start none; a trusted module never does.
 func TestCompileWorkerOnceThenCache(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
-	wasm := provider(nil)
+	wasm := unique()
 	ctx := context.Background()
 	before := runtime.WorkersStarted()
 	rt := newRuntime(t, runtime.NewConfig().WithCacheDir(dir))
@@ -194,7 +195,7 @@ func TestCompileWorkerOnceThenCache(t *testing.T) {
 	loadProvider(t, rt2, wasm)
 	require.Equal(t, before+1, runtime.WorkersStarted(), "a cache hit starts no worker")
 
-	other := provider(func(m *bt.Module, void uint32) { m.Func(bt.Func{Type: void}) })
+	other := unique()
 	rt3 := newRuntime(t, runtime.NewConfig().WithTrustedModule(other))
 	p3 := loadProvider(t, rt3, other)
 	require.Equal(t, before+1, runtime.WorkersStarted(), "a trusted module starts no worker")
@@ -211,6 +212,17 @@ func TestReloadIntoDeadCompileKeepsServing(t *testing.T) {
 	_, err := rt.Load(context.Background(), "heavy", heavy(), runtime.NewProviderConfig().WithCompileMemoryLimit(40<<20))
 	require.ErrorIs(t, err, runtime.ErrCompile)
 	readOK(t, first)
+}
+
+var nonces atomic.Int32
+
+// unique is a provider no other test loads: the process remembers which
+// modules compiled within the limits.
+func unique() []byte {
+	nonce := nonces.Add(1)
+	return provider(func(m *bt.Module, void uint32) {
+		m.Func(bt.Func{Type: void, Body: bt.Cat(bt.I32Const(nonce), []byte{bt.Drop})})
+	})
 }
 
 func newRuntime(t *testing.T, cfg runtime.Config) *runtime.Runtime {
@@ -235,4 +247,26 @@ func readOK(t *testing.T, p *runtime.Provider) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Contents[0].Text)
 	require.Equal(t, "ok", *res.Contents[0].Text)
+}
+
+// BenchmarkColdLoad is what the compile worker adds to a first load of a
+// small module: a fresh runtime each time (no cache), worker or trusted.
+func BenchmarkColdLoad(b *testing.B) {
+	wasm := provider(nil)
+	for _, c := range []struct {
+		name string
+		cfg  runtime.Config
+	}{{"worker", runtime.NewConfig()}, {"trusted", runtime.NewConfig().WithTrustedModule(wasm)}} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				rt, err := runtime.New(ctx, c.cfg)
+				require.NoError(b, err)
+				p, err := rt.Load(ctx, "x", wasm, runtime.NewProviderConfig())
+				require.NoError(b, err)
+				_ = p.Close(ctx)
+				_ = rt.Close(ctx)
+			}
+		})
+	}
 }

@@ -91,7 +91,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		_ = p.wr.Close(ctx)
 		return nil, err
 	}
-	if err := r.marks.mark(prep.wasm, cfg.preempt == preemptWazero); err != nil {
+	if err := r.marks.mark(prep.wasm, cfg); err != nil {
 		p.log.Warn("compiled-module mark: not stored", "err", err)
 	}
 	if prep.store != nil {
@@ -123,7 +123,7 @@ func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazer
 // module (Config.WithTrustedModule), or one that compiled within the
 // limits before (the marks), skips the worker.
 func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg ProviderConfig) error {
-	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.has(wasm, cfg.preempt == preemptWazero) {
+	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.has(wasm, cfg) {
 		return nil
 	}
 	dir, err := os.MkdirTemp(r.cacheDir, "mcp-wasm-handoff-*")
