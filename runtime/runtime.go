@@ -19,6 +19,12 @@
 // The compilation cache directory holds native code that wazero executes;
 // its integrity is checked only by a CRC. It must be private to the user
 // running the host (New refuses a group- or world-accessible directory).
+//
+// A module is compiled first by a compile worker, this executable started
+// again (see CompileWorkerMain), under a memory limit, a CPU limit and the
+// compile timeout, so that a module that makes wazero's compiler take
+// gigabytes kills the worker, not the host. Without CompileWorkerMain in
+// main, or off Linux, modules compile in the host's process.
 package runtime
 
 import (
