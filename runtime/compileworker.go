@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -26,10 +25,11 @@ import (
 // Compilation of untrusted modules happens in a child process, the compile
 // worker: the same executable, started again with workerEnv set, which
 // compiles the module under an address-space limit, a CPU-time limit and a
-// watchdog on its resident memory, into a private handoff directory of
-// wazero's file compilation cache. The parent moves the files into its own
-// cache and compiles the same bytes, which wazero then loads from the cache
-// instead of compiling. Whatever the module makes the compiler do, the
+// watchdog on its resident memory, into the runtime's private directory of
+// wazero's file compilation cache (wazero writes each entry to a temporary
+// file and renames it: a worker killed midway leaves no partial entry).
+// The parent then compiles the same bytes, which wazero loads from the
+// cache instead of compiling. Whatever the module makes the compiler do, the
 // worker is the process that runs out of memory, CPU or time, and dies; the
 // parent sees an exit status. See RATIONALE.md ("Why compile untrusted
 // modules in a child process?").
@@ -79,7 +79,7 @@ func CompileWorkerMain() {
 // workerJob is what the parent tells the worker, as the first line of its
 // stdin; the module's bytes follow.
 type workerJob struct {
-	Dir         string `json:"dir"`         // the handoff directory (wazero's file cache)
+	Dir         string `json:"dir"`         // wazero's file cache directory
 	Pages       uint32 `json:"pages"`       // memory limit, in pages, as the parent's runtime
 	CloseOnDone bool   `json:"closeOnDone"` // as the parent's runtime (changes the cache key)
 	Memory      uint64 `json:"memory"`      // bytes of resident memory the worker may use
@@ -195,31 +195,6 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 		t.b = append(t.b[:0], t.b[len(t.b)-8<<10:]...)
 	}
 	return len(p), nil
-}
-
-// handOver moves the files the worker wrote under from into the same
-// places under to (wazero's cache directory), and reports how many.
-func handOver(from, to string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !d.Type().IsRegular() || strings.HasSuffix(path, ".tmp") {
-			return err
-		}
-		rel, err := filepath.Rel(from, path)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
-		}
-		if err := os.Rename(path, dst); err != nil {
-			return err
-		}
-		n++
-		return nil
-	})
-	return n, err
 }
 
 // workerFailure turns how a worker ended into a load error.

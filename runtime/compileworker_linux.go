@@ -68,7 +68,7 @@ func selfStatm(i int) (uint64, error) {
 	return n * uint64(os.Getpagesize()), err
 }
 
-// runWorker compiles wasm in a worker into the handoff directory dir.
+// runWorker compiles wasm in a worker into wazero's cache directory dir.
 func runWorker(ctx context.Context, wasm []byte, dir string, cfg ProviderConfig) error {
 	if !hookInstalled.Load() {
 		return errNoWorker

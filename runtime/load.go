@@ -91,9 +91,6 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		_ = p.wr.Close(ctx)
 		return nil, err
 	}
-	if err := r.marks.mark(prep.wasm, cfg); err != nil {
-		p.log.Warn("compiled-module mark: not stored", "err", err)
-	}
 	if prep.store != nil {
 		if err := prep.store(); err != nil {
 			p.log.Warn("rewrite cache: not stored", "err", err)
@@ -118,20 +115,15 @@ func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazer
 }
 
 // precompile has a compile worker compile wasm (the module as rewritten;
-// original is the module as loaded) into wazero's cache, so that the
-// compilation that follows in this process finds it there. A trusted
-// module (Config.WithTrustedModule), or one that compiled within the
-// limits before (the marks), skips the worker.
+// original is the module as loaded) into wazero's cache directory, so that
+// the compilation that follows in this process finds it there. A trusted
+// module (Config.WithTrustedModule), or one that compiled in a worker
+// within the same limits before (the marks), skips the worker.
 func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg ProviderConfig) error {
 	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.has(wasm, cfg) {
 		return nil
 	}
-	dir, err := os.MkdirTemp(r.cacheDir, "mcp-wasm-handoff-*")
-	if err != nil {
-		return fmt.Errorf("%w: create the compile worker's directory: %w: check that the cache directory is writable", ErrCompile, err)
-	}
-	defer os.RemoveAll(dir)
-	err = runWorker(ctx, wasm, dir, cfg)
+	err := runWorker(ctx, wasm, r.cacheDir, cfg)
 	if errors.Is(err, errNoWorker) {
 		r.inProc.Do(func() {
 			r.log.Warn("modules compile in the host's process, without the compile worker's limits: call runtime.CompileWorkerMain first in main")
@@ -141,8 +133,8 @@ func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg Pro
 	if err != nil {
 		return err
 	}
-	if n, err := handOver(dir, r.cacheDir); err != nil || n == 0 {
-		return fmt.Errorf("%w: the compile worker left no compiled code (%d files, %v): check that the cache directory is writable", ErrCompile, n, err)
+	if err := r.marks.mark(wasm, cfg); err != nil {
+		r.log.Warn("compiled-module mark: not stored", "err", err)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ type Runtime struct {
 	cfg      Config
 	cache    wazero.CompilationCache
 	cacheDir string        // wazero's cache directory: the configured one, or tempDir
-	tempDir  string        // a private directory for the worker's handoff, removed on Close; "" with a cache dir
+	tempDir  string        // a private cache directory for the worker's code, removed on Close; "" with a cache dir
 	marks    compiledMarks // modules that compiled within the limits
 	rewrites rewriteCache  // rewritten modules, beside the compiled code
 	inProc   sync.Once     // the warning that modules compile in-process
