@@ -250,17 +250,18 @@ func readOK(t *testing.T, p *runtime.Provider) {
 }
 
 // BenchmarkColdLoad is what the compile worker adds to a first load of a
-// small module: a fresh runtime each time (no cache), worker or trusted.
+// small module: a module this process never loaded, in a fresh runtime
+// (no cache), with a worker or trusted.
 func BenchmarkColdLoad(b *testing.B) {
-	wasm := provider(nil)
-	for _, c := range []struct {
-		name string
-		cfg  runtime.Config
-	}{{"worker", runtime.NewConfig()}, {"trusted", runtime.NewConfig().WithTrustedModule(wasm)}} {
-		b.Run(c.name, func(b *testing.B) {
+	for _, trusted := range []bool{false, true} {
+		b.Run(map[bool]string{false: "worker", true: "trusted"}[trusted], func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				rt, err := runtime.New(ctx, c.cfg)
+				wasm, cfg := unique(), runtime.NewConfig()
+				if trusted {
+					cfg = cfg.WithTrustedModule(wasm)
+				}
+				rt, err := runtime.New(ctx, cfg)
 				require.NoError(b, err)
 				p, err := rt.Load(ctx, "x", wasm, runtime.NewProviderConfig())
 				require.NoError(b, err)
