@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"path"
@@ -15,6 +16,7 @@ import (
 // Config configures a Runtime, the host-wide part of the sandbox. It is an
 // immutable value: every With* method returns a modified copy.
 type Config struct {
+	trusted        map[[32]byte]bool // SHA-256 of modules compiled without a worker
 	cacheDir       string
 	readCache      int64
 	maxConcurrency int
@@ -40,6 +42,21 @@ func (c Config) WithReadCache(bytes int64) Config { c.readCache = bytes; return 
 // its files become executable code. Defaults to "" (in-memory cache only).
 func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
 
+// WithTrustedModule names a module (by its bytes) that compiles in the
+// host's process, without a compile worker: a module built into the host
+// binary, whose compilation is as trusted as the binary itself. Every other
+// module compiles in a worker process under the provider's compile limits
+// the first time; see RATIONALE.md. Defaults to none.
+func (c Config) WithTrustedModule(wasm []byte) Config {
+	t := make(map[[32]byte]bool, len(c.trusted)+1)
+	for k := range c.trusted {
+		t[k] = true
+	}
+	t[sha256.Sum256(wasm)] = true
+	c.trusted = t
+	return c
+}
+
 // WithMaxConcurrency bounds guest calls and instantiations in flight across
 // all providers. Deep guest recursion allocates host stack outside the memory
 // cap (up to ~400 MB per call), so this bound is what limits it. The slots
@@ -64,16 +81,18 @@ func (c Config) validate() error {
 
 // Default limits of a provider.
 const (
-	DefaultTimeout         = 5 * time.Second
-	DefaultInitTimeout     = 10 * time.Second
-	DefaultCompileTimeout  = 60 * time.Second
-	DefaultMemoryLimit     = 64 << 20
-	DefaultOutputLimit     = 4 << 20
-	DefaultModuleSizeLimit = 32 << 20
-	DefaultPoolSize        = 4
-	DefaultFaultThreshold  = 5
-	DefaultQuarantineBase  = time.Second
-	DefaultQuarantineMax   = 5 * time.Minute
+	DefaultTimeout        = 5 * time.Second
+	DefaultInitTimeout    = 10 * time.Second
+	DefaultCompileTimeout = 60 * time.Second
+	// DefaultCompileMemoryLimit is the resident memory a compile worker may use.
+	DefaultCompileMemoryLimit = 512 << 20
+	DefaultMemoryLimit        = 64 << 20
+	DefaultOutputLimit        = 4 << 20
+	DefaultModuleSizeLimit    = 32 << 20
+	DefaultPoolSize           = 4
+	DefaultFaultThreshold     = 5
+	DefaultQuarantineBase     = time.Second
+	DefaultQuarantineMax      = 5 * time.Minute
 
 	// maxMemoryLimit is wasm32's 4 GiB.
 	maxMemoryLimit = 1 << 32
@@ -126,6 +145,7 @@ type ProviderConfig struct {
 	timeout         time.Duration
 	initTimeout     time.Duration
 	compileTimeout  time.Duration
+	compileMemory   uint64
 	memoryLimit     uint64
 	outputLimit     int
 	moduleSizeLimit int
@@ -148,6 +168,7 @@ func NewProviderConfig() ProviderConfig {
 		timeout:         DefaultTimeout,
 		initTimeout:     DefaultInitTimeout,
 		compileTimeout:  DefaultCompileTimeout,
+		compileMemory:   DefaultCompileMemoryLimit,
 		memoryLimit:     DefaultMemoryLimit,
 		outputLimit:     DefaultOutputLimit,
 		moduleSizeLimit: DefaultModuleSizeLimit,
@@ -168,6 +189,14 @@ func (c ProviderConfig) WithInitTimeout(d time.Duration) ProviderConfig { c.init
 // WithCompileTimeout bounds compilation of the module. Defaults to 60s.
 func (c ProviderConfig) WithCompileTimeout(d time.Duration) ProviderConfig {
 	c.compileTimeout = d
+	return c
+}
+
+// WithCompileMemoryLimit bounds the resident memory of the process that
+// compiles the module (the compile worker, see CompileWorkerMain); the
+// worker's CPU time is bounded by the compile timeout. Defaults to 512 MiB.
+func (c ProviderConfig) WithCompileMemoryLimit(bytes uint64) ProviderConfig {
+	c.compileMemory = bytes
 	return c
 }
 
@@ -242,6 +271,7 @@ func (c ProviderConfig) validate() error {
 		{c.timeout > 0 && c.timeout <= time.Hour, "timeout must be in (0, 1h]"},
 		{c.initTimeout > 0 && c.initTimeout <= time.Hour, "init timeout must be in (0, 1h]"},
 		{c.compileTimeout > 0 && c.compileTimeout <= time.Hour, "compile timeout must be in (0, 1h]"},
+		{c.compileMemory >= 16<<20 && c.compileMemory <= 64<<30, "compile memory limit must be between 16 MiB and 64 GiB"},
 		{c.memoryLimit >= pageSize && c.memoryLimit <= maxMemoryLimit, "memory limit must be between 64 KiB and 4 GiB"},
 		{c.outputLimit >= 1024 && c.outputLimit <= 256<<20, "output limit must be between 1 KiB and 256 MiB"},
 		{c.moduleSizeLimit >= 8 && c.moduleSizeLimit <= 1<<30, "module size limit must be between 8 B and 1 GiB"},

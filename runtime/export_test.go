@@ -1,5 +1,17 @@
 package runtime
 
+import "context"
+
+// Precompile compiles wasm as Load would, the compile worker included, and
+// stops there: for tests whose clock is about what comes after.
+func (r *Runtime) Precompile(ctx context.Context, wasm []byte, cfg ProviderConfig) error {
+	prep, err := prepare(wasm, cfg, r.rewrites)
+	if err != nil {
+		return err
+	}
+	return r.precompile(ctx, wasm, prep.wasm, cfg)
+}
+
 // withPreempt returns c with another preemption mode, for benchmarks that
 // compare the instrumentation with wazero's check and with no check.
 func (c ProviderConfig) withPreempt(m preemptMode) ProviderConfig { c.preempt = m; return c }
@@ -13,3 +25,6 @@ func (r *Runtime) slotWaiters() int {
 	defer r.slots.mu.Unlock()
 	return len(r.slots.waiters)
 }
+
+// WorkersStarted is the number of compile workers this process started.
+func WorkersStarted() int64 { return workersStarted.Load() }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +14,6 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
@@ -81,6 +82,9 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
 	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
+	if err := r.precompile(ctx, wasm, prep.wasm, cfg); err != nil {
+		return nil, err
+	}
 	p.wr = newWazeroRuntime(ctx, r, cfg)
 	if err := p.compile(ctx, prep.wasm); err != nil {
 		_ = p.wr.Close(ctx)
@@ -106,17 +110,38 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 // tens of nanoseconds per iteration. The feature set is pinned to the one
 // the structural pass decodes.
 func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazero.Runtime {
-	return wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCoreFeatures(api.CoreFeaturesV2).
-		WithCompilationCache(r.cache).
-		WithMemoryLimitPages(uint32(cfg.memoryLimit/pageSize)).
-		WithCloseOnContextDone(cfg.preempt == preemptWazero))
+	return wazero.NewRuntimeWithConfig(ctx, runtimeConfig(r.cache, uint32(cfg.memoryLimit/pageSize), cfg.preempt == preemptWazero))
+}
+
+// precompile has a compile worker compile wasm (the module as rewritten;
+// original is the module as loaded) into wazero's cache directory, so that
+// the compilation that follows in this process finds it there. A trusted
+// module (Config.WithTrustedModule), or one that compiled in a worker
+// within the same limits before (the marks), skips the worker.
+func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg ProviderConfig) error {
+	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.has(wasm, cfg) {
+		return nil
+	}
+	err := runWorker(ctx, wasm, r.cacheDir, cfg)
+	if errors.Is(err, errNoWorker) {
+		r.inProc.Do(func() {
+			r.log.Warn("modules compile in the host's process, without the compile worker's limits: call runtime.CompileWorkerMain first in main")
+		})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.marks.mark(wasm, cfg); err != nil {
+		r.log.Warn("compiled-module mark: not stored", "err", err)
+	}
+	return nil
 }
 
 func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 	cctx, cancel := context.WithTimeout(ctx, p.cfg.compileTimeout)
 	defer cancel()
-	compiled, err := p.wr.CompileModule(experimental.WithCompilationWorkers(cctx, 2), wasm)
+	compiled, err := compileModule(experimental.WithCompilationWorkers(cctx, 2), p.wr, wasm)
 	if err != nil {
 		if cctx.Err() != nil {
 			return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, p.cfg.compileTimeout)
@@ -130,6 +155,17 @@ func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 	}
 	p.exports = exports
 	return nil
+}
+
+// compileModule is wazero's CompileModule, with a panic turned into an
+// error: wazero panics when it cannot map memory for the code.
+func compileModule(ctx context.Context, wr wazero.Runtime, wasm []byte) (c wazero.CompiledModule, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c, err = nil, fmt.Errorf("the compiler failed: %v", v)
+		}
+	}()
+	return wr.CompileModule(ctx, wasm)
 }
 
 // initialize links the host modules, makes the first instance, calls

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
@@ -63,6 +64,8 @@ func parse(b []byte, cfg ProviderConfig) (*wasmbin.Module, error) {
 	mod, err := wasmbin.Parse(b, wasmbin.DefaultLimits())
 	var lim *wasmbin.LimitError
 	switch {
+	case errors.As(err, &lim) && strings.HasPrefix(lim.Limit, "Compile") || errors.As(err, &lim) && lim.Limit == "FunctionCompileMemory":
+		return nil, fmt.Errorf("%w: %w: the compiler would need more than the host allows; split the largest functions, or shrink the module (abi/ABI.md §9.1 lists what each instruction costs)", ErrLimit, err)
 	case errors.As(err, &lim):
 		return nil, fmt.Errorf("%w: %w: no toolchain produces such a module; rebuild it from source, or do not run it", ErrLimit, err)
 	case errors.Is(err, wasmbin.ErrFeature):

@@ -19,6 +19,12 @@
 // The compilation cache directory holds native code that wazero executes;
 // its integrity is checked only by a CRC. It must be private to the user
 // running the host (New refuses a group- or world-accessible directory).
+//
+// A module is compiled first by a compile worker, this executable started
+// again (see CompileWorkerMain), under a memory limit, a CPU limit and the
+// compile timeout, so that a module that makes wazero's compiler take
+// gigabytes kills the worker, not the host. Without CompileWorkerMain in
+// main, or off Linux, modules compile in the host's process.
 package runtime
 
 import (
@@ -28,6 +34,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -37,7 +44,11 @@ import (
 type Runtime struct {
 	cfg      Config
 	cache    wazero.CompilationCache
-	rewrites rewriteCache // rewritten modules, beside the compiled code
+	cacheDir string        // wazero's cache directory: the configured one, or tempDir
+	tempDir  string        // a private cache directory for the worker's code, removed on Close; "" with a cache dir
+	marks    compiledMarks // modules that compiled within the limits
+	rewrites rewriteCache  // rewritten modules, beside the compiled code
+	inProc   sync.Once     // the warning that modules compile in-process
 	slots    *slots
 	reads    *readCache // the read cache; nil when off
 	log      *slog.Logger
@@ -52,20 +63,33 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if cfg.cacheDir == "" {
-		r.cache = wazero.NewCompilationCache()
-		return r, nil
-	}
-	dir, err := privateDir(cfg.cacheDir)
-	if err != nil {
-		return nil, err
+	var dir string
+	if cfg.cacheDir == "" { // compiled code still goes through a directory, from the worker
+		tmp, err := os.MkdirTemp("", "mcp-wasm-compile-*") // mode 0700
+		if err != nil {
+			return nil, fmt.Errorf("%w: create a temporary compilation directory: %w: set TMPDIR to a writable directory or configure a cache dir", ErrConfig, err)
+		}
+		dir, r.tempDir = tmp, tmp
+	} else {
+		abs, err := privateDir(cfg.cacheDir)
+		if err != nil {
+			return nil, err
+		}
+		dir, r.rewrites = abs, newRewriteCache(abs)
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
+		r.removeTemp()
 		return nil, fmt.Errorf("%w: open compilation cache %s: %w", ErrConfig, dir, err)
 	}
-	r.cache, r.rewrites = cache, newRewriteCache(dir)
+	r.cache, r.cacheDir, r.marks = cache, dir, compiledMarks{dir: filepath.Join(dir, "mcp-wasm-compiled-v1")}
 	return r, nil
+}
+
+func (r *Runtime) removeTemp() {
+	if r.tempDir != "" {
+		_ = os.RemoveAll(r.tempDir)
+	}
 }
 
 // privateDir creates dir (0700) if needed and refuses it if group or others
@@ -94,9 +118,12 @@ func privateDir(dir string) (string, error) {
 // ReadCacheBytes is what the read cache holds now, in bytes.
 func (r *Runtime) ReadCacheBytes() int64 { return r.reads.usage() }
 
-// Close releases the compilation cache. Providers must be closed first.
+// Close releases the compilation cache, and removes its directory when it
+// was a temporary one. Providers must be closed first.
 func (r *Runtime) Close(ctx context.Context) error {
-	return r.cache.Close(ctx)
+	err := r.cache.Close(ctx)
+	r.removeTemp()
+	return err
 }
 
 // enter takes a global concurrency slot for sh (a provider's share, see

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
@@ -161,7 +162,7 @@ func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
 
 // newRuntime builds the host runtime from the global flags.
 func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
-	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log)
+	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log).WithTrustedModule(defaultprovider.Wasm())
 	if c.IsSet("max-concurrency") { // serve's
 		cfg = cfg.WithMaxConcurrency(c.Int("max-concurrency"))
 	}

@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
 func main() {
+	runtime.CompileWorkerMain() // when started as a compile worker, this process is only that
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -169,7 +169,7 @@ func (f *flow) weights(callCost func(callee uint32) (cost int64, checked bool), 
 // size, to out.
 func (ix *instrumenter) function(out []byte, i int) ([]byte, error) {
 	m := ix.m
-	if err := m.decodeBody(i, &ix.info); err != nil {
+	if err := m.decodeBody(i, &ix.info, nil); err != nil {
 		return nil, err
 	}
 	f := &ix.flow

@@ -33,11 +33,15 @@ func (m *Module) checkIndices() error {
 		}
 	}
 	for i := range m.Codes {
-		if err := m.decodeBody(i, nil); err != nil {
+		var c funcCost
+		if err := m.decodeBody(i, nil, &c); err != nil {
 			return fmt.Errorf("function %d: %w", m.NumImportedFuncs+uint32(i), err)
 		}
+		if err := m.addFunc(m.NumImportedFuncs+uint32(i), &c); err != nil {
+			return err
+		}
 	}
-	return nil
+	return m.checkCost()
 }
 
 func (m *Module) checkElem(e Elem) error {
@@ -80,8 +84,9 @@ type bodyInfo struct {
 
 // decodeBody decodes function body i whole and checks its block structure.
 // With info, it keeps the instructions and br_table labels there (reusing
-// its slices); without, it only validates.
-func (m *Module) decodeBody(i int, info *bodyInfo) error {
+// its slices); without, it only validates. With cost, it charges every
+// instruction there (cost.go).
+func (m *Module) decodeBody(i int, info *bodyInfo, cost *funcCost) error {
 	c := &m.Codes[i]
 	params := uint64(len(m.Types[m.Funcs[i]].Params))
 	d := &decoder{m: m, r: reader{b: c.Body}, numLocals: params + c.NumLocals, numGlobals: m.numGlobals(), numTables: uint32(len(m.Tables))}
@@ -99,6 +104,9 @@ func (m *Module) decodeBody(i int, info *bodyInfo) error {
 		err := d.next(&in)
 		if err != nil {
 			return fmt.Errorf("at body offset %d: %w", in.off, err)
+		}
+		if cost != nil {
+			cost.add(&in)
 		}
 		switch in.kind {
 		case kBlock, kLoop, kIf, kBrIf, kCall, kCallIndirect:

@@ -71,7 +71,7 @@ func (ix *instrumenter) findLeaves() error {
 			return nil
 		}
 		var info bodyInfo
-		if err := m.decodeBody(i, &info); err != nil {
+		if err := m.decodeBody(i, &info, nil); err != nil {
 			return err
 		}
 		for _, in := range info.insts {

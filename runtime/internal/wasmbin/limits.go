@@ -37,6 +37,12 @@ type Limits struct {
 	ElemEntries      uint32 // entries of one element segment
 	TotalElemEntries uint64 // entries of all element segments together
 	MemoryPages      uint32 // declared minimum of the memory, in 64 KiB pages
+	// The compiler-cost model's bounds (cost.go): estimated compiler memory
+	// of one function and of the module, in bytes, and estimated compile
+	// time of the module, in ns of CPU.
+	FunctionCompileMemory uint64
+	CompileMemory         uint64
+	CompileTime           uint64
 }
 
 // DefaultLimits returns the host's limits. The browser values apply as they
@@ -100,6 +106,10 @@ func DefaultLimits() Limits {
 		ElemEntries:         2_000_000,
 		TotalElemEntries:    2_000_000,
 		MemoryPages:         65_536,
+
+		FunctionCompileMemory: 128 << 20,
+		CompileMemory:         448 << 20,
+		CompileTime:           20e9,
 	}
 }
 

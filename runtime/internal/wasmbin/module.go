@@ -150,6 +150,7 @@ type Module struct {
 	NumImportedFuncs uint32
 	hasData          bool
 	limits           Limits
+	cost             Cost
 }
 
 // NumFuncs is the size of the function index space.
