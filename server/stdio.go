@@ -21,7 +21,8 @@ import (
 // from in and written to out; every revision may be spoken on it, even
 // several at once. It returns nil when in reaches EOF or ctx is done. Either
 // way it first stops reading and lets the calls already read finish and be
-// answered, for at most the request timeout (Config.WithRequestTimeout), so
+// answered, for at most the drain timeout (Config.WithDrainTimeout; by
+// default the request timeout), so
 // that `printf '...' | mcp-wasm serve` gets its answers and a shutdown
 // signal does not cut a read in half.
 //
@@ -34,7 +35,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if reopened != nil {
 		defer reopened.Close() // and so ends a read still waiting on it
 	}
-	c := newStdioConn(in, out, ctx, s.cfg.requestTimeout, s.log)
+	grace := s.cfg.requestTimeout
+	if s.cfg.drainTimeout > 0 {
+		grace = s.cfg.drainTimeout
+	}
+	c := newStdioConn(in, out, ctx, grace, s.log)
 	// The session ends through the drained end of input, not through
 	// go-sdk's own cancellation, which would cut in-flight calls; that
 	// cancellation only comes one second after the drain bound, for a
