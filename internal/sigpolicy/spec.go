@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 )
 
 // Spec is a policy as the operator writes it, in the config file (the JSON
@@ -80,7 +81,7 @@ func Compile(spec Spec, base string) (*Policy, error) {
 	}
 	if spec.TrustedRoot != "" {
 		path := resolve(base, spec.TrustedRoot)
-		tr, err := root.NewTrustedRootFromPath(path)
+		tr, err := readTrustedRoot(path)
 		if err != nil {
 			problems = append(problems, fmt.Errorf("trusted root %s: %v: give the trusted_root.json of your Sigstore instance (cosign trusted-root create writes one)", path, err))
 		} else if p.keyless, err = newKeylessVerifier(tr); err != nil {
@@ -143,8 +144,26 @@ func resolve(base, p string) string {
 	return filepath.Join(base, p)
 }
 
+// maxKeySize bounds a public key file; maxRootSize a trusted root, which
+// lists every key and certificate of a Sigstore instance's history.
+const (
+	maxKeySize  = 1 << 20
+	maxRootSize = 16 << 20
+)
+
+// readTrustedRoot reads a trusted root JSON file, as every file the host
+// reads for the operator is read (hostfile: a FIFO or device is refused
+// without blocking).
+func readTrustedRoot(path string) (*root.TrustedRoot, error) {
+	b, err := hostfile.ReadFile(path, maxRootSize)
+	if err != nil {
+		return nil, err
+	}
+	return root.NewTrustedRootFromJSON(b)
+}
+
 func loadKey(path string) (key, error) {
-	b, err := os.ReadFile(path)
+	b, err := hostfile.ReadFile(path, maxKeySize)
 	if err != nil {
 		return key{}, fmt.Errorf("read public key: %w: give the PEM public key file (cosign.pub)", err)
 	}
