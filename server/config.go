@@ -51,6 +51,7 @@ type Config struct {
 	resourceTools  bool          // tools.go
 	pageTime       time.Duration // list.go
 	drainTimeout   time.Duration // stdio.go; 0: the request timeout
+	inputEnded     func()        // stdio.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -129,6 +130,16 @@ func (c Config) WithPageTime(d time.Duration) Config {
 // them. Defaults to the request timeout.
 func (c Config) WithDrainTimeout(d time.Duration) Config {
 	c.drainTimeout = d
+	return c
+}
+
+// WithInputEnded sets a function ServeStdio calls, once, when its input
+// has ended (end of file, a read error) or its context is done, before it
+// drains the calls in flight: a process that must exit within a bound
+// after its input ends starts its clock there, whatever the calls do.
+// Defaults to none.
+func (c Config) WithInputEnded(f func()) Config {
+	c.inputEnded = f
 	return c
 }
 

@@ -49,6 +49,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// The listens of this connection end, each with its final result, when
 	// its input does (listen.go).
 	runCtx = context.WithValue(runCtx, listensEndKey{}, c.ending)
+	if f := s.cfg.inputEnded; f != nil {
+		context.AfterFunc(c.ending, f) // not stopped: it is the embedder's clock
+	}
 	unhook := context.AfterFunc(ctx, func() {
 		hard := time.NewTimer(c.grace + time.Second)
 		defer hard.Stop()

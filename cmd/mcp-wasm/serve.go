@@ -116,6 +116,7 @@ func serveAction(c *cli.Context) error {
 		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
 		WithResourceTools(c.Bool("resource-tools")).
 		WithPageTime(c.Duration("page-time")).WithDrainTimeout(drain).
+		WithInputEnded(shutdownFrom(c.Context).arm). // the end of stdin starts the bound (shutdown.go)
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
