@@ -42,8 +42,8 @@ func serveCommand() *cli.Command {
 			"subscriptions/listen requests with their final result and let calls in flight\n" +
 			"finish; the process exits at most --shutdown-timeout (10s) after the signal, or\n" +
 			"after the end of stdin, whatever still runs (status 1 then); a second signal exits\n" +
-			"at once. --resource-tools also offers the resources as\n" +
-			"tools, for clients that only call tools (README \"Resources as tools\").\n" +
+			"at once. --resource-tools also offers the resources as tools, for clients that only\n" +
+			"call tools (README \"Resources as tools\").\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +

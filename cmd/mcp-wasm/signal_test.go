@@ -209,3 +209,9 @@ func TestE2E_HTTP_shutdownBound(t *testing.T) {
 		t.Fatal("serve --http did not exit within 45s of SIGTERM, with a call in flight")
 	}
 }
+
+func TestServe_shutdownTimeoutPositive(t *testing.T) {
+	code, _, stderr := runCLI(t, "serve", "--shutdown-timeout", "0s")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--shutdown-timeout 0s: give a positive duration, such as 10s")
+}
