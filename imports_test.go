@@ -31,29 +31,30 @@ var (
 	// mayImport lists, for each production package, the module packages
 	// it may import; a package not listed may import none.
 	mayImport = map[string][]string{
-		"runtime/...":       {"abi", "internal/dirwatch", "runtime/..."},
+		"runtime/...":       {"abi", "internal/dirwatch", "internal/hostfile", "runtime/..."},
 		"server":            {"abi", "server/auth"},
 		"server/auth":       {},
-		"config":            {"abi", "runtime", "server", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
-		"served":            {"abi", "config", "runtime", "internal/modsource", "internal/oci", "internal/sigpolicy"},
+		"config":            {"abi", "runtime", "server", "internal/hostfile", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
+		"served":            {"abi", "config", "runtime", "internal/hostfile", "internal/modsource", "internal/oci", "internal/sigpolicy"},
 		"internal/metrics":  {},
 		"internal/dirwatch": {},
 		"internal/gctune":   {}, // the collector's targets of a server process
+		"internal/hostfile": {}, // how the host opens an operator's files
 		// Where module bytes come from: the registry client and store, the
 		// signature policy, and the two joined; they know nothing of the
 		// runtime, the server or the served set.
-		"internal/oci":       {"abi"},
-		"internal/sigpolicy": {},
-		"internal/modsource": {"internal/oci", "internal/sigpolicy"},
+		"internal/oci":       {"abi", "internal/hostfile"},
+		"internal/sigpolicy": {"internal/hostfile"},
+		"internal/modsource": {"internal/hostfile", "internal/oci", "internal/sigpolicy"},
 		"guests/...":         {"abi", "abi/checkkit", "guests/..."}, // guests and their SDKs import nothing of the host
 		"abi/checkkit":       {"abi"},                               // the check battery, shared by check and mcpwtest
 		".":                  {},                                    // the embedded SDK sources, for mcp-wasm new
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
-			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "cmd/mcp-wasm/...",
+			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/hostfile", "cmd/mcp-wasm/...",
 			"abi/checkkit", "."},
 		// Verification itself (sigstore-go), linked only into the verifier
 		// program: see TestSigstoreOnlyInTheVerifier.
-		"internal/sigpolicy/offline": {"internal/sigpolicy"},
+		"internal/sigpolicy/offline": {"internal/sigpolicy", "internal/hostfile"},
 		"cmd/mcp-wasm-verify":        {"internal/sigpolicy", "internal/sigpolicy/offline"},
 		"abi":                        {},
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
@@ -204,7 +205,7 @@ func Read(path string, env LookupEnv) (*Config, error) {
 
 // readBounded reads a whole file of at most limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := hostfile.Open(path) // a regular file, or refused without blocking
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 )
 
 var (
@@ -32,7 +32,7 @@ func (r *Runtime) LoadFile(ctx context.Context, path string, cfg ProviderConfig)
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := hostfile.Open(path) // a regular file, or refused without blocking
 	if err != nil {
 		return nil, fmt.Errorf("open module: %w", err)
 	}

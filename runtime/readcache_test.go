@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,4 +187,71 @@ func TestReadCache_neverStale(t *testing.T) {
 	wg.Wait()
 	require.Zero(t, stale.Load(), "stale reads")
 	require.Positive(t, p.Stats().CacheHits, "the cache was used")
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() int64 {
+	goruntime.GC()
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// TestReadCache_accountsWhatItHolds: a provider whose every read looks up
+// 256 distinct names of 4 KiB (testdata/hostile/statspam.wat) costs the
+// cache what those lookups hold, so the heap grows by no more than what
+// the cache counts (plus a small constant), and the count stays within
+// the budget. Before, a lookup counted 64 bytes whatever its name: forty
+// such reads grew the heap by about 90 MiB while the cache counted under
+// 1 MiB of its 16 MiB budget.
+func TestReadCache_accountsWhatItHolds(t *testing.T) {
+	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", "statspam.wasm"))
+	require.NoError(t, err, "run testdata/hostile/regen.sh")
+	const budget = 16 << 20
+	rt := newTestRuntime(t, NewConfig().WithReadCache(budget).WithCacheDir(filepath.Join(testguest.Root(), "build", "runtime-test-cache")))
+	p := load(t, rt, wasm, NewProviderConfig().WithCacheHint(publicHint).WithGrants(Grants{Dirs: []DirGrant{{HostPath: t.TempDir()}}}))
+	read := func(i int) {
+		r, err := p.Read(t.Context(), fmt.Sprintf("evil:statspam/%d", i))
+		require.NoError(t, err)
+		require.Equal(t, "ok", *r.Contents[0].Text)
+	}
+	read(-1) // the instance, and what a first read makes once
+	before, counted := heapInUse(), rt.ReadCacheBytes()
+	for i := range 40 {
+		read(i)
+		require.LessOrEqual(t, rt.ReadCacheBytes(), int64(budget))
+	}
+	grown, countedGrowth := heapInUse()-before, rt.ReadCacheBytes()-counted
+	t.Logf("heap grew %d bytes; the cache counts %d more (%d in all)", grown, countedGrowth, rt.ReadCacheBytes())
+	hits := p.Stats().CacheHits
+	read(39)
+	require.Equal(t, hits+1, p.Stats().CacheHits, "such reads are still cached")
+	require.LessOrEqual(t, grown, countedGrowth+1<<20, "the heap holds no more than the cache counts")
+	require.LessOrEqual(t, countedGrowth, 2*grown+1<<20, "nor does the cache count far more than it holds")
+}
+
+// TestReadCache_tinyEntries: many tiny reads cost the cache their entry,
+// list element, map slot and result as well as their bytes. Before, an
+// entry counted its strings and 64 bytes, a quarter of what it held.
+func TestReadCache_tinyEntries(t *testing.T) {
+	const budget = 4 << 20
+	c := newReadCache(budget)
+	expires := time.Now().Add(time.Hour)
+	put := func(i int) {
+		text := strings.Repeat("x", 1+(i&15))
+		c.put(nil, "evil:tiny/"+strconv.Itoa(i), &abi.ReadResult{Contents: []abi.Content{{URI: "evil:tiny", Text: &text}}}, expires, nil)
+	}
+	for i := range 1000 { // the map's first tables
+		put(-1 - i)
+	}
+	before, counted := heapInUse(), c.usage()
+	for i := range 100_000 {
+		put(i)
+	}
+	require.LessOrEqual(t, c.usage(), int64(budget))
+	grown, countedGrowth := heapInUse()-before, c.usage()-counted
+	t.Logf("heap grew %d bytes; the cache counts %d more (%d entries)", grown, countedGrowth, len(c.entries))
+	require.LessOrEqual(t, grown, countedGrowth+256<<10, "the heap holds no more than the cache counts")
+	require.LessOrEqual(t, countedGrowth, 2*grown+256<<10, "nor does the cache count far more than it holds")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
@@ -44,12 +45,16 @@ func (c rewriteCache) key(module []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// maxRewrite bounds a cached rewrite: a module (32 MiB by default, far
+// less than this at any sane limit) and its hash.
+const maxRewrite = 1 << 30
+
 // get returns the cached rewrite of the module with key, if whole.
 func (c rewriteCache) get(key string) ([]byte, bool) {
 	if c.dir == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(c.dir, key))
+	b, err := hostfile.ReadFile(filepath.Join(c.dir, key), maxRewrite)
 	if err != nil || len(b) < sha256.Size {
 		return nil, false
 	}

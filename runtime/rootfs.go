@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -181,7 +180,7 @@ func (r *rootFS) record(name string, follow bool, fi fs.FileInfo, err error) {
 	if r.track == nil {
 		return
 	}
-	s := fileStamp{dir: r.dir(), host: filepath.Join(r.host, filepath.FromSlash(name)), name: name, follow: follow}
+	s := fileStamp{dir: r.dir(), root: r.host, name: name, follow: follow}
 	switch {
 	case err == nil:
 		s.setInfo(fi)

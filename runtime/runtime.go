@@ -37,6 +37,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 )
 
 // Runtime is the host-wide sandbox state shared by all providers: the
@@ -93,24 +95,12 @@ func (r *Runtime) removeTemp() {
 }
 
 // privateDir creates dir (0700) if needed and refuses it if group or others
-// can access it or it is not a directory.
+// can access it or it is not a directory (hostfile.PrivateDir, the check
+// of every command).
 func privateDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := hostfile.PrivateDir(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w: cache dir %q: %w", ErrConfig, dir, err)
-	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", fmt.Errorf("%w: create cache dir %s: %w", ErrConfig, abs, err)
-	}
-	fi, err := os.Lstat(abs)
-	if err != nil {
-		return "", fmt.Errorf("%w: cache dir %s: %w", ErrConfig, abs, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%w: cache dir %s is not a directory (a symlink?): choose a real directory", ErrConfig, abs)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("%w: cache dir %s has mode %o; its files become executable code: run chmod 700 %s or choose another directory", ErrConfig, abs, fi.Mode().Perm(), abs)
+		return "", fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return abs, nil
 }

@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -88,7 +88,7 @@ func ResolveFile(_ context.Context, req Request) (Module, error) {
 		scheme, _, _ := strings.Cut(string(req.Ref), "://")
 		return Module{}, fmt.Errorf("module %s: %s:// references are not supported here: give the path of a .wasm file", req.Ref, scheme)
 	}
-	f, err := os.Open(path)
+	f, err := hostfile.Open(path) // a regular file, or refused without blocking
 	if err != nil {
 		return Module{}, fmt.Errorf("open module: %w", err)
 	}

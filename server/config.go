@@ -23,6 +23,9 @@ const (
 	// included: half the 60 s after which common clients give up, so that
 	// a partial list page still reaches the client.
 	DefaultRequestTimeout = 30 * time.Second
+	// DefaultPageTime is the default time one list page may spend calling
+	// providers before it returns what it has (Config.WithPageTime).
+	DefaultPageTime = 2 * time.Second
 	// minCursorKey is the shortest HMAC key WithCursorKey accepts.
 	minCursorKey = 16
 )
@@ -48,8 +51,11 @@ type Config struct {
 	stdioWriteTimeout time.Duration
 	notifyDelay       time.Duration // live.go
 	auditLogger       *slog.Logger
-	observer          Observer // observer.go
-	resourceTools     bool     // tools.go
+	observer          Observer      // observer.go
+	resourceTools     bool          // tools.go
+	pageTime          time.Duration // list.go
+	drainTimeout      time.Duration // stdio.go; 0: the request timeout
+	inputEnded        func()        // stdio.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -66,6 +72,7 @@ func NewConfig() Config {
 		// whom only its own lag can harm, so it is not a setting.
 		stdioWriteTimeout: DefaultWriteTimeout,
 		notifyDelay:       DefaultNotifyDelay,
+		pageTime:          DefaultPageTime,
 		name:              "mcp-wasm",
 		version:           "dev",
 	}
@@ -113,6 +120,37 @@ func (c Config) WithRequestTimeout(d time.Duration) Config {
 	return c
 }
 
+// WithPageTime sets how long one resources/list or resources/templates/list
+// page may spend calling providers: once it is spent, the page starts no
+// further provider call and returns the items it has, with a cursor that
+// resumes where it stopped (nothing lost, nothing twice). A call in flight
+// is not cut, so a page ends within the page time plus one call timeout,
+// and never after the request timeout. A slow provider (one item per call,
+// each call slow) thus yields short pages on time instead of holding the
+// client until the request deadline. Defaults to DefaultPageTime.
+func (c Config) WithPageTime(d time.Duration) Config {
+	c.pageTime = d
+	return c
+}
+
+// WithDrainTimeout sets how long ServeStdio lets the calls it has read
+// finish once its input ends or its context is done, before it cancels
+// them. Defaults to the request timeout.
+func (c Config) WithDrainTimeout(d time.Duration) Config {
+	c.drainTimeout = d
+	return c
+}
+
+// WithInputEnded sets a function ServeStdio calls, once, when its input
+// has ended (end of file, a read error) or its context is done, before it
+// drains the calls in flight: a process that must exit within a bound
+// after its input ends starts its clock there, whatever the calls do.
+// Defaults to none.
+func (c Config) WithInputEnded(f func()) Config {
+	c.inputEnded = f
+	return c
+}
+
 // WithImplementation sets the serverInfo name and version sent to clients.
 // Defaults to "mcp-wasm" and "dev".
 func (c Config) WithImplementation(name, version string) Config {
@@ -149,6 +187,12 @@ func (c Config) Validate() error {
 	if c.requestTimeout != 0 && c.requestTimeout < c.callTimeout {
 		return fmt.Errorf("request timeout %s is shorter than the call timeout %s: a provider call could never use its whole deadline: "+
 			"give a request timeout of at least %s", c.requestTimeout, c.callTimeout, c.callTimeout)
+	}
+	if c.pageTime <= 0 {
+		return fmt.Errorf("page time %s is not positive: use a duration such as 2s", c.pageTime)
+	}
+	if c.drainTimeout < 0 {
+		return fmt.Errorf("drain timeout %s is negative: use a duration such as 8s", c.drainTimeout)
 	}
 	if c.name == "" || c.version == "" {
 		return fmt.Errorf("implementation name and version must not be empty")

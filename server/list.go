@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -149,14 +150,21 @@ func (f freshness) ttlMs() int64 {
 // cut; only a call that had the whole page to itself and still did not
 // finish makes its provider skipped, so that every page moves on.
 //
+// The page also has a time budget (Config.WithPageTime): once it is spent,
+// no further provider call starts and the page returns what it has, with
+// the position after the last provider page it used. Every iteration moves
+// the position on (a provider page taken, or a provider skipped), so a
+// page cut by its budget still makes progress.
+//
 // It also returns the page's ttlMs (freshness): how long a client may
 // reuse it, as the providers whose pages it holds said.
 func (l lister[T]) page(ctx context.Context, s *Server, pos position) ([]T, *position, int64) {
 	out := make([]T, 0, min(l.size, 64))
 	fresh := freshness{ttl: -1}
 	progress := false
+	start := time.Now()
 	for calls := 0; pos.Index < len(l.backends) && len(out) < l.size; calls++ {
-		if calls == maxCallsPerPage || ctx.Err() != nil {
+		if calls == maxCallsPerPage || ctx.Err() != nil || calls > 0 && time.Since(start) >= s.cfg.pageTime {
 			fresh.stale = fresh.stale || ctx.Err() != nil
 			return out, &pos, fresh.ttlMs()
 		}

@@ -125,3 +125,43 @@ func TestConfig_requestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, DefaultRequestTimeout, s.cfg.requestTimeout)
 }
+
+// TestList_pageTimeReturnsPartialPage: a provider that answers one item per
+// slow call gets a page cut at the page time, not held to the request
+// deadline; the cursor resumes after the last item, so that listing to the
+// end yields every item once, in order. Each call sleeps 50 ms, so a page
+// of all 40 items needs at least 2 s, ten times the page time: before the
+// page time, the first page held them all.
+func TestList_pageTimeReturnsPartialPage(t *testing.T) {
+	const items = 40
+	p := pagedProvider("slow", items, func(ctx context.Context, _ string) error {
+		select {
+		case <-time.After(50 * time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	s := newServer(t, NewConfig().WithProviders(p).WithPageTime(200*time.Millisecond))
+	cs := connectStdio(t, s, "2025-11-25")
+	first, err := cs.ListResources(t.Context(), &mcp.ListResourcesParams{})
+	require.NoError(t, err)
+	require.NotEmpty(t, first.Resources, "a page cut by its time still holds what it got")
+	require.Less(t, len(first.Resources), items, "the page returned at its time, not when all calls were done")
+	require.NotEmpty(t, first.NextCursor)
+
+	uris, pages := listAll(t, cs)
+	want := make([]string, items)
+	for i := range want {
+		want[i] = fmt.Sprintf("slow:///p%d", i+1)
+	}
+	require.Equal(t, want, uris, "nothing lost, nothing twice")
+	require.Greater(t, pages, 1)
+}
+
+func TestConfig_pageTime(t *testing.T) {
+	_, err := New(NewConfig().WithPageTime(0))
+	require.ErrorContains(t, err, "page time 0s is not positive")
+	_, err = New(NewConfig().WithDrainTimeout(-time.Second))
+	require.ErrorContains(t, err, "drain timeout -1s is negative")
+}

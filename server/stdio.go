@@ -22,7 +22,8 @@ import (
 // from in and written to out; every revision may be spoken on it, even
 // several at once. It returns nil when in reaches EOF or ctx is done. Either
 // way it first stops reading and lets the calls already read finish and be
-// answered, for at most the request timeout (Config.WithRequestTimeout), so
+// answered, for at most the drain timeout (Config.WithDrainTimeout; by
+// default the request timeout), so
 // that `printf '...' | mcp-wasm serve` gets its answers and a shutdown
 // signal does not cut a read in half.
 //
@@ -43,7 +44,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if reopenedOut != nil {
 		defer reopenedOut.Close()
 	}
-	c := newStdioConn(in, out, ctx, s.cfg.requestTimeout, s.log)
+	grace := s.cfg.requestTimeout
+	if s.cfg.drainTimeout > 0 {
+		grace = s.cfg.drainTimeout
+	}
+	c := newStdioConn(in, out, ctx, grace, s.log)
 	c.writeTimeout = s.cfg.stdioWriteTimeout
 	c.lagging = func() { s.laggard("write_timeout") }
 	// The session ends through the drained end of input, not through
@@ -55,6 +60,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// The listens of this connection end, each with its final result, when
 	// its input does (listen.go).
 	runCtx = context.WithValue(runCtx, listensEndKey{}, c.ending)
+	if f := s.cfg.inputEnded; f != nil {
+		context.AfterFunc(c.ending, f) // not stopped: it is the embedder's clock
+	}
 	unhook := context.AfterFunc(ctx, func() {
 		hard := time.NewTimer(c.grace + time.Second)
 		defer hard.Stop()

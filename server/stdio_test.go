@@ -154,3 +154,32 @@ func TestServer_ServeStdio_noCodeZero(t *testing.T) {
 	require.Contains(t, lines[1], `"id":2,"result"`)
 	require.Contains(t, lines[2], `"id":3,"error":{"code":-32600,`)
 }
+
+// TestServer_ServeStdio_drainTimeoutAndInputEnded: at the end of input,
+// the input-ended hook runs before the drain, and a call that would hang
+// is cancelled after the drain timeout, not after the request timeout (an
+// hour here).
+func TestServer_ServeStdio_drainTimeoutAndInputEnded(t *testing.T) {
+	ended := make(chan struct{})
+	s := newServer(t, NewConfig().WithProviders(slowProvider(-1)).
+		WithCallTimeout(time.Hour).WithRequestTimeout(time.Hour).
+		WithDrainTimeout(100*time.Millisecond).WithInputEnded(func() { close(ended) }))
+	inR, inW := io.Pipe()
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(t.Context(), inR, &out) }()
+	_, err := inW.Write([]byte(readLine(1, "slow:///a")))
+	require.NoError(t, err)
+	require.NoError(t, inW.Close())
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the input-ended hook did not run at the end of input")
+	}
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("ServeStdio waited for the hung call past its drain timeout")
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/internal/modsource"
 	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -32,7 +33,13 @@ const builtinFiles config.ModuleRef = "builtin://files"
 func resolver(c *cli.Context, insecure ...string) (served.Resolver, error) {
 	var store *oci.Store
 	if dir := c.String("cache-dir"); dir != "" {
-		var err error
+		// The check the runtime makes of its cache, for every command:
+		// pull, which makes no runtime, accepted a world-writable or
+		// symlinked --cache-dir that validate and call refused.
+		dir, err := hostfile.PrivateDir(dir)
+		if err != nil {
+			return nil, failure(fmt.Errorf("--cache-dir: %w", err))
+		}
 		if store, err = oci.OpenStore(filepath.Join(dir, "modules")); err != nil {
 			return nil, failure(err)
 		}

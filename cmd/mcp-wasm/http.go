@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/server"
 	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
@@ -214,7 +215,7 @@ type fileToken struct{ subject, token string }
 // readTokenFile reads a token file: one token per line, optionally after
 // a subject name; blank lines and # comments are skipped.
 func readTokenFile(path string) ([]fileToken, error) {
-	f, err := os.Open(path)
+	f, err := hostfile.Open(path) // a regular file, or refused without blocking
 	if err != nil {
 		return nil, fmt.Errorf("read token file: %w: give a readable file", err)
 	}
@@ -244,6 +245,9 @@ func readTokenFile(path string) ([]fileToken, error) {
 	return out, nil
 }
 
+// maxPEMSize bounds a certificate chain or key file.
+const maxPEMSize = 1 << 20
+
 // tlsConfig loads the certificate and key, or returns nil without them.
 func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 	if certFile == "" && keyFile == "" {
@@ -252,7 +256,17 @@ func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
 	if certFile == "" || keyFile == "" {
 		return nil, usageError("TLS needs both --tls-cert FILE and --tls-key FILE")
 	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	// Read as every file the host reads for the operator (hostfile): a
+	// FIFO or device is refused without blocking.
+	certPEM, err := hostfile.ReadFile(certFile, maxPEMSize)
+	if err != nil {
+		return nil, failure(fmt.Errorf("load TLS certificate: %w: give a PEM certificate chain", err))
+	}
+	keyPEM, err := hostfile.ReadFile(keyFile, maxPEMSize)
+	if err != nil {
+		return nil, failure(fmt.Errorf("load TLS key: %w: give the PEM private key of --tls-cert", err))
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, failure(fmt.Errorf("load TLS certificate: %w: give a PEM certificate chain and its private key", err))
 	}

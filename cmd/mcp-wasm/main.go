@@ -10,16 +10,16 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
 func main() {
 	runtime.CompileWorkerMain() // when started as a compile worker, this process is only that
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT/SIGTERM end ctx; the process then exits within the shutdown
+	// bound whatever still runs, and at once on a second signal (shutdown.go).
+	ctx, sd := startShutdown(context.Background(), os.Stderr, os.Exit)
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	sd.stop()
 	os.Exit(code)
 }

@@ -40,12 +40,14 @@ func serveCommand() *cli.Command {
 			"--cache-dir); the signature flags refuse a module not pinned or not signed as they say.\n" +
 			"stdout carries MCP; logs go to stderr. SIGINT/SIGTERM stop reading, end open\n" +
 			"subscriptions/listen requests with their final result and let calls in flight\n" +
-			"finish (at most --request-timeout). --resource-tools also offers the resources as\n" +
-			"tools, for clients that only call tools (README \"Resources as tools\").\n" +
+			"finish; the process exits at most --shutdown-timeout (10s) after the signal, or\n" +
+			"after the end of stdin, whatever still runs (status 1 then); a second signal exits\n" +
+			"at once. --resource-tools also offers the resources as tools, for clients that only\n" +
+			"call tools (README \"Resources as tools\").\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
 			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
-			"--timeout, or --request-timeout if longer). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
+			"--timeout, or --request-timeout if longer, within --shutdown-timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
@@ -65,6 +67,10 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-listens", Value: server.DefaultMaxListens,
 				Usage: "subscriptions/listen requests all clients together may hold open (over HTTP each costs about 60 KiB plus socket buffers)"},
 			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
+			&cli.DurationFlag{Name: "shutdown-timeout", Value: defaultShutdownTimeout,
+				Usage: "after SIGINT/SIGTERM (or the end of stdin), exit within this long whatever still runs: calls in flight get all of it but 2s (half of it if shorter) to finish; a second signal exits at once"},
+			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
+				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
 			configFlag(),
 		), httpFlags()...),
@@ -84,6 +90,12 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	bound := c.Duration("shutdown-timeout")
+	if bound <= 0 {
+		return usageError("--shutdown-timeout %s: give a positive duration, such as 10s", bound)
+	}
+	shutdownFrom(c.Context).setBound(bound) // shutdown.go
+	drain := max(bound/2, bound-2*time.Second)
 	gcPercent, gcLimit := gctune.Apply() // a server's garbage: see internal/gctune
 	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", gcLimit)
 	tr, err := transportFromFlags(c, log) // http.go
@@ -113,6 +125,8 @@ func serveAction(c *cli.Context) error {
 		WithSubscriptionShares(c.Int("max-subscriptions-per-client"), c.Int("max-subscriptions-total")).
 		WithListenShares(c.Int("max-listens-per-client"), c.Int("max-listens")).
 		WithResourceTools(c.Bool("resource-tools")).
+		WithPageTime(c.Duration("page-time")).WithDrainTimeout(drain).
+		WithInputEnded(shutdownFrom(c.Context).arm). // the end of stdin starts the bound (shutdown.go)
 		// The runtime's own deadline fires first and labels the timeout;
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
@@ -152,7 +166,11 @@ func serveAction(c *cli.Context) error {
 	if cfg.File != "" {
 		watching.Go(func() { watch(watchCtx, set, cfg.Server.Watching()) })
 	}
-	if err := tr.serve(c, srv, set, log, len(cfg.Providers), max(2*cfg.MaxTimeout(), srv.RequestTimeout())); err != nil {
+	err = tr.serve(c, srv, set, log, len(cfg.Providers), min(max(2*cfg.MaxTimeout(), srv.RequestTimeout()), drain))
+	// Closing (the feeds, the set, the runtime) waits for calls still
+	// running: bounded as a signal is, after the end of stdin too.
+	shutdownFrom(c.Context).arm()
+	if err != nil {
 		return failure(err)
 	}
 	log.Info("stopped")

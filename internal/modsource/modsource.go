@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/internal/oci"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 )
@@ -159,7 +160,7 @@ func fromFile(req Request, pin string) (*Module, [][]byte, sigpolicy.Subject, er
 // readFile reads a whole file of at most limit bytes, refusing a larger
 // one before reading it.
 func readFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := hostfile.Open(path) // a regular file, or refused without blocking
 	if err != nil {
 		return nil, fmt.Errorf("open module: %w", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 )
 
 // Store is a content-addressed directory of blobs (modules, manifests,
@@ -80,7 +82,7 @@ func (s *Store) Read(d string, limit int64) ([]byte, error) {
 	if _, err := ParseDigest(d); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.blobPath(d))
+	f, err := hostfile.Open(s.blobPath(d))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +188,7 @@ func (s *Store) SetTag(r Ref, d string) error {
 // Tag returns the manifest digest the tag of r named at its last pull, or
 // fs.ErrNotExist.
 func (s *Store) Tag(r Ref) (string, error) {
-	b, err := os.ReadFile(s.tagPath(r))
+	b, err := hostfile.ReadFile(s.tagPath(r), 64<<10) // a digest and a reference
 	if err != nil {
 		return "", err
 	}
@@ -217,7 +219,7 @@ func (s *Store) AddReferrers(manifest string, bundles []string) error {
 
 // Referrers returns the bundle digests recorded for manifest.
 func (s *Store) Referrers(manifest string) []string {
-	f, err := os.Open(s.referrersPath(manifest))
+	f, err := hostfile.Open(s.referrersPath(manifest))
 	if err != nil {
 		return nil
 	}

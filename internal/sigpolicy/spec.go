@@ -7,10 +7,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 )
 
 // Spec is a policy as the operator writes it, in the config file (the JSON
@@ -80,7 +81,7 @@ func Compile(spec Spec, base string) (*Policy, error) {
 	}
 	if spec.TrustedRoot != "" {
 		p.spec.TrustedRoot = resolve(base, spec.TrustedRoot)
-		if _, err := os.Stat(p.spec.TrustedRoot); err != nil {
+		if _, err := hostfile.ReadFile(p.spec.TrustedRoot, maxRootSize); err != nil {
 			problems = append(problems, fmt.Errorf("trusted root %s: %v: give the trusted_root.json of your Sigstore instance (cosign trusted-root create writes one)", p.spec.TrustedRoot, err))
 		}
 	}
@@ -138,10 +139,17 @@ func resolve(base, p string) string {
 	return filepath.Join(base, p)
 }
 
+// maxKeySize bounds a public key file; maxRootSize a trusted root, which
+// lists every key and certificate of a Sigstore instance's history.
+const (
+	maxKeySize  = 1 << 20
+	maxRootSize = 16 << 20
+)
+
 // loadKey reads a PEM public key for its fingerprint; the verifier loads
 // it again as Sigstore does (Engine.Check).
 func loadKey(path string) (key, error) {
-	b, err := os.ReadFile(path)
+	b, err := hostfile.ReadFile(path, maxKeySize)
 	if err != nil {
 		return key{}, fmt.Errorf("read public key: %w: give the PEM public key file (cosign.pub)", err)
 	}

@@ -19,7 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -99,7 +99,7 @@ func (p *policy) addSigner(s sigpolicy.Signer) error {
 }
 
 func loadKey(path string) (key, error) {
-	b, err := os.ReadFile(path)
+	b, err := hostfile.ReadFile(path, 1<<20)
 	if err != nil {
 		return key{}, fmt.Errorf("read public key: %w: give the PEM public key file (cosign.pub)", err)
 	}
