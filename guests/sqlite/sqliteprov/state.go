@@ -15,12 +15,12 @@ var kinds = []string{"table", "view", "index", "trigger"}
 
 // dbState is one consistent read of a database's schema.
 type dbState struct {
-	stamp      []byte
-	header     sqlitefmt.Header
-	walFrames  int
-	objs       []sqlitefmt.Object
-	byKey      map[string]int // kind + "\x00" + name -> index in objs
-	sorted     []int          // objs by kind, then name
+	stamp     []byte
+	header    sqlitefmt.Header
+	walFrames int
+	objs      []sqlitefmt.Object
+	byKey     map[string]int // kind + "\x00" + name -> index in objs
+	sorted    []int          // objs by kind, then name
 }
 
 func objKey(kind, name string) string { return kind + "\x00" + name }
