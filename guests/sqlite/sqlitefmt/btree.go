@@ -65,7 +65,7 @@ func (d *DB) walkPage(n uint32, depth int, seen map[uint32]bool, fn cellFunc) er
 	case pageTableLeaf:
 		for i := range cells {
 			off := int(binary.BigEndian.Uint16(p[ptrs+2*i:]))
-			rowid, payload, err := d.leafCell(p, n, off, ptrs+2*cells)
+			rowid, payload, err := d.leafCell(p, n, off, ptrs+2*cells, seen)
 			if err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ func (d *DB) walkPage(n uint32, depth int, seen map[uint32]bool, fn cellFunc) er
 
 // leafCell decodes the table leaf cell at off of page n: its rowid and its
 // payload, overflow included.
-func (d *DB) leafCell(p []byte, n uint32, off, lo int) (int64, []byte, error) {
+func (d *DB) leafCell(p []byte, n uint32, off, lo int, seen map[uint32]bool) (int64, []byte, error) {
 	if off < lo || off >= d.usable {
 		return 0, nil, fmt.Errorf("%w: page %d has a cell at offset %d, outside the page", ErrCorrupt, n, off)
 	}
@@ -110,14 +110,18 @@ func (d *DB) leafCell(p []byte, n uint32, off, lo int) (int64, []byte, error) {
 	if size > uint64(d.lim.MaxPayload) {
 		return 0, nil, fmt.Errorf("%w: a record on page %d is %d bytes, over the %d-byte limit", ErrTooLarge, n, size, d.lim.MaxPayload)
 	}
-	payload, err := d.payload(p, n, off, int(size))
+	payload, err := d.payload(p, n, off, int(size), seen)
 	return int64(rowid), payload, err
 }
 
 // payload assembles a table leaf cell's payload of size bytes starting at
 // off: the local part, then the overflow chain. The chain is followed for
-// exactly as many pages as the size needs, and a page met twice is a loop.
-func (d *DB) payload(p []byte, n uint32, off, size int) ([]byte, error) {
+// exactly as many pages as the size needs. seen holds every page the walk
+// has used, b-tree and overflow alike: in a sound file each page belongs
+// to one place, so a page met twice is a loop or a chain that two cells
+// share, which would let a small file make the reader read it over and
+// over.
+func (d *DB) payload(p []byte, n uint32, off, size int, seen map[uint32]bool) ([]byte, error) {
 	u := d.usable
 	local := size
 	if x := u - 35; size > x {
@@ -130,16 +134,17 @@ func (d *DB) payload(p []byte, n uint32, off, size int) ([]byte, error) {
 	if off+local > u || (local < size && off+local+4 > u) {
 		return nil, fmt.Errorf("%w: page %d: a cell runs past the end of the page", ErrCorrupt, n)
 	}
-	out := make([]byte, 0, size)
+	// Grown as pages arrive, not sized from the claim: a page of cells
+	// each claiming megabytes must not cost megabytes each.
+	out := make([]byte, 0, min(size, local+u))
 	out = append(out, p[off:off+local]...)
 	if local == size {
 		return out, nil
 	}
 	next := binary.BigEndian.Uint32(p[off+local:])
-	seen := map[uint32]bool{}
 	for len(out) < size {
 		if seen[next] {
-			return nil, fmt.Errorf("%w: the overflow chain from page %d comes back to page %d (a loop)", ErrCorrupt, n, next)
+			return nil, fmt.Errorf("%w: the overflow chain from page %d reaches page %d, which is already used (a loop)", ErrCorrupt, n, next)
 		}
 		seen[next] = true
 		op, err := d.page(next)

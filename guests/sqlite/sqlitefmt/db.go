@@ -30,6 +30,9 @@ type DB struct {
 // not nil, the committed frames of its -wal file (logSize bytes).
 func Open(file io.ReaderAt, size int64, log io.ReaderAt, logSize int64, lim Limits) (*DB, error) {
 	lim = lim.withDefaults()
+	if size == 0 && logSize < walHeaderSize {
+		return &DB{Header: Header{PageSize: 4096, TextEncoding: EncodingUTF8}, file: file, lim: lim, wal: &wal{}}, nil
+	}
 	var hb [HeaderSize]byte
 	n, err := file.ReadAt(hb[:], 0)
 	if err != nil && !(errors.Is(err, io.EOF) && n == HeaderSize) {

@@ -16,6 +16,9 @@ type Object struct {
 // rowid order, within the Limits.
 func (d *DB) Schema() ([]Object, error) {
 	var objs []Object
+	if d.pages == 0 {
+		return objs, nil // an empty file
+	}
 	var total int64
 	err := d.walkTable(1, func(rowid int64, payload []byte) error {
 		total += int64(len(payload))
