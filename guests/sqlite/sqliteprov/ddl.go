@@ -200,12 +200,15 @@ func (def *TableDef) tableOptions(p *parser) error {
 	return nil
 }
 
-// numberPrimaryKey sets each column's pk position from PrimaryKey.
+// numberPrimaryKey sets each column's pk position from PrimaryKey. In a
+// WITHOUT ROWID table the primary key's columns are NOT NULL, as SQLite
+// enforces (a rowid table's are not, for compatibility).
 func (def *TableDef) numberPrimaryKey() {
 	for pos, name := range def.PrimaryKey {
 		for i := range def.Columns {
 			if strings.EqualFold(def.Columns[i].Name, name) && def.Columns[i].PK == 0 {
 				def.Columns[i].PK = pos + 1
+				def.Columns[i].NotNull = def.Columns[i].NotNull || def.WithoutRowid
 				break
 			}
 		}
@@ -349,21 +352,27 @@ func (p *parser) conflict() error {
 	return fmt.Errorf("expected a conflict resolution at byte %d", p.peek().start)
 }
 
-// defaultValue reads DEFAULT's value as its source text: a parenthesized
-// expression, a signed number, a literal or a bare word.
+// defaultValue reads DEFAULT's value as its source text, as SQLite's
+// PRAGMA table_info reports it: a parenthesized expression (without the
+// parentheses), a signed number, a literal or a bare word.
 func (p *parser) defaultValue(c *Column) error {
 	t := p.peek()
 	var text string
 	switch {
 	case t.isPunct('('):
-		if _, err := p.group(); err != nil {
+		inner, err := p.group()
+		if err != nil {
 			return err
 		}
-		text = p.src[t.start:p.toks[p.i-1].end]
+		if len(inner) == 0 {
+			return fmt.Errorf("empty default at byte %d", t.start)
+		}
+		// Without the parentheses, as PRAGMA table_info reports it.
+		text = p.src[inner[0].start:inner[len(inner)-1].end]
 	case (t.isPunct('-') || t.isPunct('+')) && p.i+1 < len(p.toks) && p.toks[p.i+1].kind == tokNumber:
 		p.i += 2
 		text = p.src[t.start:p.toks[p.i-1].end]
-	case t.kind == tokNumber || t.kind == tokString || t.kind == tokIdent || t.kind == tokQuoted:
+	case t.kind == tokNumber || t.kind == tokString || t.kind == tokBlob || t.kind == tokIdent || t.kind == tokQuoted:
 		p.i++
 		text = p.src[t.start:t.end]
 	default:

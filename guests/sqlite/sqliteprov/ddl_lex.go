@@ -14,6 +14,7 @@ const (
 	tokString                // 'x': a literal, which SQLite also takes as a name
 	tokNumber
 	tokPunct // one character: ( ) , . ; or an operator character
+	tokBlob  // x'0a1b'
 )
 
 // token is one SQL token: its unquoted value and where it lies in the
@@ -76,6 +77,13 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{kind: tokQuoted, val: src[i+1 : i+j], start: i, end: i + j + 1})
 			i += j + 1
+		case (c == 'x' || c == 'X') && i+1 < len(src) && src[i+1] == '\'':
+			val, n, err := lexQuoted(src[i+1:], '\'', '\'')
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, token{kind: tokBlob, val: val, start: i, end: i + 1 + n})
+			i += 1 + n
 		case isWordByte(c) && !(c >= '0' && c <= '9'):
 			j := i
 			for j < len(src) && isWordByte(src[j]) {
