@@ -84,7 +84,7 @@ func requireSameAsShell(t *testing.T, db string, p mcpw.Provider, name string) {
 func TestDescriptionMatchesPragmas(t *testing.T) {
 	dir := t.TempDir()
 	db := makeDB(t, dir, "app.db", richSchema+`
-CREATE TABLE quoting('single' TEXT, "dou""ble" VARCHAR(20) NOT NULL, [brack ets] NUMERIC(10, 2) DEFAULT 0.5, ` + "`back``tick`" + ` BLOB DEFAULT x'00', PRIMARY KEY ("dou""ble", 'single')) WITHOUT ROWID;`)
+CREATE TABLE quoting('single' TEXT, "dou""ble" VARCHAR(20) NOT NULL, [brack ets] NUMERIC(10, 2) DEFAULT 0.5, `+"`back``tick`"+` BLOB DEFAULT x'00', PRIMARY KEY ("dou""ble", 'single')) WITHOUT ROWID;`)
 	p, ctx := New(dir), host(nil)
 	for _, table := range []string{"users", "order items", "we/ird %name", "quoting"} {
 		var desc struct {
