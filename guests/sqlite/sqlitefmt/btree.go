@@ -134,13 +134,13 @@ func (d *DB) payload(p []byte, n uint32, off, size int, seen map[uint32]bool) ([
 	if off+local > u || (local < size && off+local+4 > u) {
 		return nil, fmt.Errorf("%w: page %d: a cell runs past the end of the page", ErrCorrupt, n)
 	}
+	if local == size {
+		return p[off : off+local : off+local], nil // pages are not reused: no copy
+	}
 	// Grown as pages arrive, not sized from the claim: a page of cells
 	// each claiming megabytes must not cost megabytes each.
 	out := make([]byte, 0, min(size, local+u))
 	out = append(out, p[off:off+local]...)
-	if local == size {
-		return out, nil
-	}
 	next := binary.BigEndian.Uint32(p[off+local:])
 	for len(out) < size {
 		if seen[next] {

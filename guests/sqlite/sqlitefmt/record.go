@@ -31,6 +31,55 @@ type Value struct {
 	Blob  []byte
 }
 
+// rawValue is a value not yet decoded: its serial type and its bytes.
+type rawValue struct {
+	st uint64
+	b  []byte
+}
+
+func (v rawValue) kind() Kind {
+	switch {
+	case v.st == 0:
+		return Null
+	case v.st == 7:
+		return Float
+	case v.st <= 9:
+		return Integer
+	case v.st%2 == 0:
+		return Blob
+	}
+	return Text
+}
+
+func (v rawValue) value(enc uint32) Value { return decodeValue(v.st, v.b, enc) }
+
+// decodeRaw splits a record (a header of serial types, then the values)
+// into vals, reused by the caller, without decoding or copying values.
+func decodeRaw(b []byte, vals []rawValue) ([]rawValue, error) {
+	hsize, k := uvarint(b)
+	if k == 0 || hsize < uint64(k) || hsize > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: a record's header size %d does not fit its %d bytes", ErrCorrupt, hsize, len(b))
+	}
+	hdr, body := b[k:hsize], b[hsize:]
+	for len(hdr) > 0 {
+		st, k := uvarint(hdr)
+		if k == 0 {
+			return nil, fmt.Errorf("%w: a record's serial type is cut off", ErrCorrupt)
+		}
+		hdr = hdr[k:]
+		n := serialSize(st)
+		if n < 0 {
+			return nil, fmt.Errorf("%w: a record has the reserved serial type %d", ErrCorrupt, st)
+		}
+		if uint64(n) > uint64(len(body)) {
+			return nil, fmt.Errorf("%w: a record's value of %d bytes runs past its end", ErrCorrupt, n)
+		}
+		vals = append(vals, rawValue{st: st, b: body[:n]})
+		body = body[n:]
+	}
+	return vals, nil
+}
+
 // decodeRecord decodes a record (a header of serial types, then the
 // values) in the database's text encoding.
 func decodeRecord(b []byte, enc uint32) ([]Value, error) {
@@ -38,8 +87,14 @@ func decodeRecord(b []byte, enc uint32) ([]Value, error) {
 	if k == 0 || hsize < uint64(k) || hsize > uint64(len(b)) {
 		return nil, fmt.Errorf("%w: a record's header size %d does not fit its %d bytes", ErrCorrupt, hsize, len(b))
 	}
-	var vals []Value
 	hdr, body := b[k:hsize], b[hsize:]
+	n := 0 // serial types: at most one per header byte, usually one byte each
+	for _, c := range hdr {
+		if c < 0x80 {
+			n++
+		}
+	}
+	vals := make([]Value, 0, n)
 	for len(hdr) > 0 {
 		st, k := uvarint(hdr)
 		if k == 0 {

@@ -20,6 +20,7 @@ func (d *DB) Schema() ([]Object, error) {
 		return objs, nil // an empty file
 	}
 	var total int64
+	var raw []rawValue // reused: one record at a time
 	err := d.walkTable(1, func(rowid int64, payload []byte) error {
 		total += int64(len(payload))
 		if total > d.lim.MaxSchemaBytes {
@@ -28,11 +29,12 @@ func (d *DB) Schema() ([]Object, error) {
 		if len(objs) == d.lim.MaxObjects {
 			return fmt.Errorf("%w: the schema has more than %d objects", ErrTooLarge, d.lim.MaxObjects)
 		}
-		vals, err := decodeRecord(payload, d.Header.TextEncoding)
+		var err error
+		raw, err = decodeRaw(payload, raw[:0])
 		if err != nil {
 			return fmt.Errorf("sqlite_schema row %d: %w", rowid, err)
 		}
-		o, err := schemaObject(vals)
+		o, err := d.schemaObject(raw)
 		if err != nil {
 			return fmt.Errorf("sqlite_schema row %d: %w", rowid, err)
 		}
@@ -45,27 +47,49 @@ func (d *DB) Schema() ([]Object, error) {
 	return objs, nil
 }
 
-func schemaObject(vals []Value) (Object, error) {
+// objectTypes are the type column's values, as constants: no string is
+// made per row for them.
+var objectTypes = []string{"table", "view", "index", "trigger"}
+
+func (d *DB) schemaObject(vals []rawValue) (Object, error) {
 	if len(vals) < 5 {
 		return Object{}, fmt.Errorf("%w: %d columns, not sqlite_schema's 5", ErrCorrupt, len(vals))
 	}
-	for i, want := range []Kind{Text, Text, Text} {
-		if vals[i].Kind != want {
+	for i := range 3 {
+		if vals[i].kind() != Text {
 			return Object{}, fmt.Errorf("%w: column %d is not text", ErrCorrupt, i+1)
 		}
 	}
-	o := Object{Type: vals[0].Text, Name: vals[1].Text, Table: vals[2].Text}
-	switch o.Type {
-	case "table", "view", "index", "trigger":
-	default:
-		return Object{}, fmt.Errorf("%w: object type %q is not table, view, index or trigger", ErrCorrupt, clip(o.Type))
+	enc := d.Header.TextEncoding
+	var o Object
+	for _, t := range objectTypes {
+		if enc == EncodingUTF8 && string(vals[0].b) == t { // compiled without a copy
+			o.Type = t
+		}
 	}
-	if v := vals[3]; v.Kind == Integer && v.Int > 0 && v.Int < 1<<32 {
+	if o.Type == "" {
+		kind := decodeText(vals[0].b, enc)
+		for _, t := range objectTypes {
+			if kind == t {
+				o.Type = t
+			}
+		}
+		if o.Type == "" {
+			return Object{}, fmt.Errorf("%w: object type %q is not table, view, index or trigger", ErrCorrupt, clip(kind))
+		}
+	}
+	o.Name = decodeText(vals[1].b, enc)
+	if string(vals[2].b) == string(vals[1].b) {
+		o.Table = o.Name // one string, not two equal ones
+	} else {
+		o.Table = decodeText(vals[2].b, enc)
+	}
+	if v := vals[3].value(enc); v.Kind == Integer && v.Int > 0 && v.Int < 1<<32 {
 		o.RootPage = uint32(v.Int)
 	}
-	switch vals[4].Kind {
+	switch vals[4].kind() {
 	case Text:
-		o.SQL, o.HasSQL = vals[4].Text, true
+		o.SQL, o.HasSQL = decodeText(vals[4].b, enc), true
 	case Null:
 	default:
 		return Object{}, fmt.Errorf("%w: the sql column is neither text nor NULL", ErrCorrupt)

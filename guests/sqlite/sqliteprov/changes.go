@@ -79,7 +79,7 @@ func (st *dbState) contentSums(db string, sums map[string]uint64) {
 	s := st.summary(db)
 	h.Write([]byte(strconv.Itoa(s.PageSize) + s.Encoding + strconv.Itoa(int(s.UserVersion)) + "/" + strconv.Itoa(int(s.ApplicationID)) + "/" + strconv.Itoa(int(s.SchemaCookie))))
 	byTable := map[string]uint64{}
-	for _, i := range st.sorted {
+	for _, i := range st.unique {
 		o := st.objs[i]
 		oh := fnv.New64a()
 		oh.Write([]byte(o.Type + "\x00" + o.Name + "\x00" + o.Table + "\x00" + o.SQL))
@@ -90,7 +90,7 @@ func (st *dbState) contentSums(db string, sums map[string]uint64) {
 		sums[ddl+"/"+viewDescription] = sum
 		byTable[strings.ToLower(o.Table)] += sum * 31
 	}
-	for _, i := range st.sorted {
+	for _, i := range st.unique {
 		if o := st.objs[i]; o.Type == "table" {
 			sums[objectURI(db, o.Type, o.Name, viewDescription)] += byTable[strings.ToLower(o.Name)]
 		}

@@ -46,7 +46,7 @@ func (st *dbState) summary(db string) summary {
 	for _, k := range kinds {
 		s.Objects[k] = 0
 	}
-	for _, i := range st.sorted {
+	for _, i := range st.unique {
 		s.Objects[st.objs[i].Type]++
 	}
 	return s
@@ -92,7 +92,7 @@ func (st *dbState) describe(db string, o sqliteObject) description {
 			d.TableDef = def
 		}
 		d.Indexes, d.Triggers = []indexInfo{}, []string{}
-		for _, i := range st.sorted {
+		for _, i := range st.unique {
 			x := st.objs[i]
 			if !strings.EqualFold(x.Table, o.Name) {
 				continue

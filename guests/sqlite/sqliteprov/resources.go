@@ -55,10 +55,10 @@ func (p *provider) List(ctx context.Context, cursor string) (*abi.ListResult, er
 
 // resources lists a database's resources.
 func (st *dbState) resources(db string) []abi.Resource {
-	out := make([]abi.Resource, 0, 1+2*len(st.sorted))
+	out := make([]abi.Resource, 0, 1+2*len(st.unique))
 	out = append(out, abi.Resource{URI: summaryURI(db), Name: db, Title: "SQLite database " + db, MIMEType: mimeJSON,
 		Description: "Summary of the database: page size, encoding, user_version, object counts."})
-	for _, i := range st.sorted {
+	for _, i := range st.ordered() {
 		o := st.objs[i]
 		ddl := objectURI(db, o.Type, o.Name, viewDDL)
 		if len(ddl)+len("/description") > abi.MaxURILength || len(o.Name) > abi.MaxTextField-64 {

@@ -2,9 +2,12 @@ package sqliteprov
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io/fs"
-	"sort"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/sqlitefmt"
@@ -19,11 +22,16 @@ type dbState struct {
 	header    sqlitefmt.Header
 	walFrames int
 	objs      []sqlitefmt.Object
-	byKey     map[string]int // kind + "\x00" + name -> index in objs
-	sorted    []int          // objs by kind, then name
+	byKey     map[objKey]int // index in objs
+	unique    []int          // objs without repeated (kind, name), in rowid order
+
+	sortOnce sync.Once
+	sorted   []int // unique by kind, then name: made on first use (listing)
 }
 
-func objKey(kind, name string) string { return kind + "\x00" + name }
+// objKey names an object: SQLite's names are unique per kind (and, for
+// tables, views and indexes, across them).
+type objKey struct{ kind, name string }
 
 // state returns the schema of db, reading it again only when the file's
 // stamp (header, WAL header, sizes) moved since the last read.
@@ -71,28 +79,51 @@ func (p *provider) cached(path string, open sqlitefmt.Opener) (*dbState, error) 
 }
 
 func newState(d *sqlitefmt.DB, objs []sqlitefmt.Object) *dbState {
-	st := &dbState{stamp: d.Stamp, header: d.Header, walFrames: d.WALFrames, objs: objs, byKey: map[string]int{}}
+	st := &dbState{stamp: d.Stamp, header: d.Header, walFrames: d.WALFrames, objs: objs,
+		byKey: make(map[objKey]int, len(objs)), unique: make([]int, 0, len(objs))}
 	for i, o := range objs {
-		k := objKey(o.Type, o.Name)
+		k := objKey{o.Type, o.Name}
 		if _, dup := st.byKey[k]; !dup {
 			st.byKey[k] = i
-			st.sorted = append(st.sorted, i)
+			st.unique = append(st.unique, i)
 		}
 	}
-	rank := map[string]int{"table": 0, "view": 1, "index": 2, "trigger": 3}
-	sort.SliceStable(st.sorted, func(a, b int) bool {
-		x, y := objs[st.sorted[a]], objs[st.sorted[b]]
-		if x.Type != y.Type {
-			return rank[x.Type] < rank[y.Type]
-		}
-		return x.Name < y.Name
-	})
 	return st
+}
+
+// ordered returns the objects by kind, then name, as they are listed.
+// Sorting is left until a listing needs it: reading one object or the
+// summary does not.
+func (st *dbState) ordered() []int {
+	st.sortOnce.Do(func() {
+		st.sorted = slices.Clone(st.unique)
+		slices.SortStableFunc(st.sorted, func(a, b int) int {
+			x, y := &st.objs[a], &st.objs[b]
+			if c := cmp.Compare(kindRank(x.Type), kindRank(y.Type)); c != 0 {
+				return c
+			}
+			return strings.Compare(x.Name, y.Name)
+		})
+	})
+	return st.sorted
+}
+
+// kindRank orders kinds as resources are listed.
+func kindRank(kind string) int {
+	switch kind {
+	case "table":
+		return 0
+	case "view":
+		return 1
+	case "index":
+		return 2
+	}
+	return 3
 }
 
 // object returns the object of kind named name.
 func (st *dbState) object(kind, name string) (sqlitefmt.Object, bool) {
-	i, ok := st.byKey[objKey(kind, name)]
+	i, ok := st.byKey[objKey{kind, name}]
 	if !ok {
 		return sqlitefmt.Object{}, false
 	}

@@ -68,7 +68,7 @@ func (p *provider) Complete(ctx context.Context, req abi.CompleteRequest) (*abi.
 	rowsOnly := rest == "{name}/"+viewRows
 	prefix := strings.ToLower(req.Argument.Value)
 	values := []string{}
-	for _, i := range st.sorted {
+	for _, i := range st.ordered() {
 		o := st.objs[i]
 		if rowsOnly && !sampleable(o) {
 			continue
