@@ -16,7 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
 // sqlite3 returns the sqlite3 shell, skipping the test without it (failing
@@ -185,4 +187,42 @@ func (s *liveShell) exec(t *testing.T, script string) {
 			return
 		}
 	}
+}
+
+// TestHostileWasm: in the sandbox, a database whose b-tree loops and one
+// whose overflow chain loops each cost a clear error on the call, not a
+// fault, a timeout or a trap; the good database beside them is served.
+func TestHostileWasm(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	runSQL(t, good, "CREATE TABLE a(x);")
+	var many strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&many, "CREATE TABLE t%03d(id INTEGER PRIMARY KEY, name TEXT);\n", i)
+	}
+	loop := filepath.Join(t.TempDir(), "loop.db")
+	runSQL(t, loop, many.String())
+	b, err := os.ReadFile(loop)
+	require.NoError(t, err)
+	require.Equal(t, byte(5), b[100], "sqlite_schema's root must be an interior page")
+	copy(b[108:112], []byte{0, 0, 0, 1}) // its right-most child: itself
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "loop.db"), b, 0o644))
+
+	ctx := t.Context()
+	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(filepath.Join(testguest.Root(), "build", "runtime-test-cache")))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close(ctx) })
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/sqlite"), runtime.NewProviderConfig().WithCompileTimeout(10*time.Minute).
+		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir, GuestPath: "/data"}}}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(ctx) })
+
+	_, err = p.Read(ctx, "sqlite://loop.db/")
+	require.ErrorIs(t, err, abi.ErrProviderInternal)
+	require.Contains(t, err.Error(), "loop")
+	page, err := p.List(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, page.Resources, 3, "good.db is listed, loop.db is left out with a log line")
+	require.Equal(t, "sqlite://good.db/", page.Resources[0].URI)
+	require.Zero(t, p.Stats().Faults)
 }

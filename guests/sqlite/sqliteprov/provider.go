@@ -105,5 +105,9 @@ func clip(s string) string {
 	return s
 }
 
-// limits are the reader's bounds: sqlitefmt's defaults.
-var limits = sqlitefmt.Limits{}
+// limits are the reader's bounds, sized for the host's default 64 MiB
+// memory cap: a schema of up to 8 MiB of records (about 30,000 tables of
+// a few columns; the state built from it takes a few times that), no
+// statement or sampled row over 1 MiB, at most 100,000 objects, a -wal file
+// of at most 256 MiB (it is read a frame at a time, never held).
+var limits = sqlitefmt.Limits{MaxSchemaBytes: 8 << 20, MaxPayload: 1 << 20, MaxObjects: 100_000, MaxWALBytes: 256 << 20}
