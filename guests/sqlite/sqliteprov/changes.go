@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 )
 
 // snapshot is what Changes compares: a hash of each URI's content, by URI,
@@ -38,7 +39,10 @@ func (p *provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.Ch
 	for _, db := range dbs {
 		st, err := p.state(db)
 		if err != nil {
-			return nil, err
+			// Its resources leave the list (as List leaves them out), and
+			// the other databases keep being watched.
+			mcpw.Logf(ctx, mcpw.LevelWarn, "changes: %v", err)
+			continue
 		}
 		st.contentSums(db.name, sums)
 	}

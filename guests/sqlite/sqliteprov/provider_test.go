@@ -241,6 +241,12 @@ func TestHostileDatabase(t *testing.T) {
 	_, err = p.(mcpw.Reader).Read(ctx, "sqlite://bad.db/")
 	require.ErrorContains(t, err, "database bad.db: read header: database file is malformed: page size 1000")
 	require.NotContains(t, err.Error(), dir, "no host path")
+	base, err := p.(mcpw.Changer).Changes(ctx, abi.ChangesRequest{})
+	require.NoError(t, err, "the good database is still watched")
+	runSQL(t, good, "CREATE TABLE b(y);")
+	res, err := p.(mcpw.Changer).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
+	require.NoError(t, err)
+	require.True(t, res.ListChanged)
 }
 
 // TestNames: config databases names the databases; a bad entry is an
