@@ -130,3 +130,29 @@ func BenchmarkSchema1000(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkLoad: a new runtime loading sqlite.wasm from a warm compilation
+// cache (link, instantiate, _initialize, describe), granted a directory.
+func BenchmarkLoad(b *testing.B) {
+	ctx := context.Background()
+	wasm, dir := testguest.Go(b, "guests/sqlite"), b.TempDir()
+	cache := filepath.Join(testguest.Root(), "build", "runtime-test-cache")
+	cfg := runtime.NewProviderConfig().WithPoolSize(1).WithCompileTimeout(10 * time.Minute).
+		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir, GuestPath: "/data"}}})
+	load := func() {
+		rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(cache))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := rt.LoadFile(ctx, wasm, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = p.Close(ctx)
+		_ = rt.Close(ctx)
+	}
+	load() // fills the cache
+	for b.Loop() {
+		load()
+	}
+}
