@@ -31,11 +31,14 @@ const Attempts = 4
 // transaction), the file sizes and the WAL header (a WAL writer appends
 // frames, so the size moves; a checkpoint that restarts the log changes its
 // salts). If something moved, or read failed while something moved, it
-// tries again, at most Attempts times, then returns ErrBusy. This is the
-// reader's only concurrency rule: it takes no lock (WASI has none to take).
+// tries again, at most Attempts times, then returns ErrBusy. A read that
+// finds the file malformed is also tried again (a commit in progress can
+// look like that), and reported only if every attempt finds it so. This is
+// the reader's only concurrency rule: it takes no lock (WASI has none to
+// take).
 func Snapshot(open Opener, lim Limits, read func(*DB) error) error {
-	var lastErr error
-	for range Attempts {
+	var lastErr, corrupt error
+	for attempt := range Attempts {
 		f, err := open()
 		if err != nil {
 			return err
@@ -58,10 +61,20 @@ func Snapshot(open Opener, lim Limits, read func(*DB) error) error {
 			return err
 		}()
 		var moved errMoved
-		if !errors.As(err, &moved) {
+		switch {
+		case errors.As(err, &moved):
+			lastErr = moved.err
+		case errors.Is(err, ErrCorrupt) && attempt < Attempts-1:
+			// A rollback-mode commit writes page 1 (the change counter)
+			// first, then the other pages: a scan inside that window sees
+			// the new counter twice and a mix of pages, which shows as a
+			// malformed file. Look again before calling the file corrupt.
+			corrupt = err
+		case errors.Is(err, ErrCorrupt) && corrupt != nil:
+			return err
+		default:
 			return err
 		}
-		lastErr = moved.err
 	}
 	if lastErr != nil {
 		return fmt.Errorf("%w: it changed during each of %d reads (last: %v): retry when the writer is done", ErrBusy, Attempts, lastErr)
