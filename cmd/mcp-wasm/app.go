@@ -14,12 +14,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/buildinfo"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// build is which build of mcp-wasm runs, from the build record the Go
+// toolchain puts in the binary; version is its Version, shown by
+// --version, sent as serverInfo.version and labelled on mcpwasm_build_info.
+var (
+	build   = buildinfo.Read()
+	version = build.Version
+)
 
 // exitError carries a process exit code through urfave/cli.
 type exitError struct {

@@ -99,6 +99,7 @@ func serveAction(c *cli.Context) error {
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
+	m.SetBuildInfo(build.Version, build.Revision, build.GoVersion)
 	var observers []runtime.Observer
 	scfg := server.NewConfig()
 	if tr.addr != "" {
