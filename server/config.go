@@ -48,8 +48,9 @@ type Config struct {
 	stdioWriteTimeout time.Duration
 	notifyDelay       time.Duration // live.go
 	auditLogger       *slog.Logger
-	observer          Observer // observer.go
-	resourceTools     bool     // tools.go
+	observer          Observer  // observer.go
+	resourceTools     bool      // tools.go
+	roots             RootsFunc // roots.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default

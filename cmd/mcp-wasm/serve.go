@@ -66,7 +66,7 @@ func serveCommand() *cli.Command {
 				Usage: "subscriptions/listen requests all clients together may hold open (over HTTP each costs about 60 KiB plus socket buffers)"},
 			&cli.BoolFlag{Name: "resource-tools", Usage: "also offer the resources as tools (list_resources, list_resource_templates, read_resource, complete_resource_argument), for clients that only call tools"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
-			configFlag(),
+			configFlag(), grantRootsFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -75,6 +75,9 @@ func serveCommand() *cli.Command {
 func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("serve takes no arguments (did you mean --module %s?)", c.Args().First())
+	}
+	if err := checkGrantRoots(c); err != nil { // roots.go
+		return err
 	}
 	cfg, err := configFromFile(c) // configserve.go
 	if err != nil {
@@ -95,6 +98,11 @@ func serveAction(c *cli.Context) error {
 		if cfg, err = configFromFlags(c); err != nil {
 			return err
 		}
+		warnBroadGrants(log, cfg) // servedirs.go
+	}
+	var roots *rootGrants // --grant-roots: roots.go
+	if c.Bool("grant-roots") {
+		roots = newRootGrants(c, cfg, log)
 	}
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
@@ -119,6 +127,9 @@ func serveAction(c *cli.Context) error {
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
 		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey)
+	if roots != nil {
+		scfg = scfg.WithRoots(roots.update)
+	}
 	if err := scfg.Validate(); err != nil { // before compiling anything
 		return failure(fmt.Errorf("configuring server: %w", err))
 	}
@@ -141,8 +152,13 @@ func serveAction(c *cli.Context) error {
 		first.Close(c.Context)
 		return failure(err)
 	}
-	set := served.NewSet(loader, first, served.SetOptions{Reread: rereadFor(cfg), Publish: publishTo(srv), Log: log})
+	reread := rereadFor(cfg)
+	if roots != nil {
+		reread = roots.reread
+	}
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
 	defer set.Close(c.Context)
+	roots.serving(set)
 	watchCtx, stopWatch := context.WithCancel(c.Context)
 	var watching sync.WaitGroup
 	defer watching.Wait()
@@ -199,6 +215,9 @@ func watch(ctx context.Context, set *served.Set, poll bool) {
 // logLoaded logs each provider of the first generation and, for the
 // built-in files provider, says on stderr what it exposes.
 func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
+	if c.Bool("grant-roots") {
+		fmt.Fprintln(c.App.ErrWriter, "mcp-wasm: --grant-roots: serving, read-only, the directories of the file:// roots the client announces, as they change")
+	}
 	for _, p := range g.Providers() {
 		spec := p.Spec()
 		attrs := []any{"provider", p.Name(), "module", spec.Module, "digest", p.Module().Digest, "uri_space", served.URISpace(p.Describe())}
