@@ -29,9 +29,13 @@ func serveCommand() *cli.Command {
 		Description: "With no --module, serves the built-in files provider: every regular file under\n" +
 			"each --allow-dir (repeatable; default: the current directory), read-only, named by\n" +
 			"its real file:// URI (file:///home/me/notes/todo.md); hidden files and .git are left\n" +
-			"out unless --show-hidden. Grants may not overlap. With --module, serves those\n" +
-			"modules; --allow-dir then grants a directory to the single module given, which\n" +
-			"sees it at its real path (a config file's grants.dirs[].guest maps it elsewhere).\n" +
+			"out unless --show-hidden. Grants may not overlap. The current directory is refused\n" +
+			"when it is /, your home directory or one holding it, /home, /Users, /root or the temp\n" +
+			"directory: give --allow-dir (an explicit one of those is served, with a warning).\n" +
+			"--grant-roots (stdio) serves the client's file:// roots instead, as they change.\n" +
+			"With --module, serves those modules; --allow-dir then grants a directory to the\n" +
+			"single module given, which sees it at its real path (a config file's\n" +
+			"grants.dirs[].guest maps it elsewhere).\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
 			"changes settle, and at most 6s after the first while they go on); a reload that\n" +
