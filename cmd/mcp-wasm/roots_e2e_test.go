@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 roots (deprecated in 2026-07-28) are what --grant-roots reads from 2025-era clients
+
 package main
 
 import (
@@ -151,7 +153,6 @@ func TestE2E_GrantRoots(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "roots-e2e", Version: "1"}, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
 	})
-	//lint:ignore SA1019 roots are what --grant-roots reads (2025 revisions)
 	client.AddRoots(
 		&mcp.Root{URI: uri(a), Name: "a"},
 		&mcp.Root{URI: uri(filepath.Join(a, "sub"))}, // inside a: adds nothing
@@ -199,12 +200,10 @@ func TestE2E_GrantRoots(t *testing.T) {
 	require.False(t, readable(filepath.Join(home, "secret.txt")))
 	require.False(t, readable(filepath.Join(b, "three.txt")))
 
-	//lint:ignore SA1019 roots are what --grant-roots reads
 	client.AddRoots(&mcp.Root{URI: uri(b) + "/"})
 	wait()
 	require.Equal(t, []string{uriIn(t, a, "one.txt"), uriIn(t, a, "sub/two.txt"), uriIn(t, b, "three.txt")}, served())
 
-	//lint:ignore SA1019 roots are what --grant-roots reads
 	client.RemoveRoots(uri(a))
 	wait()
 	require.Equal(t, []string{uriIn(t, a, "sub/two.txt"), uriIn(t, b, "three.txt")}, served(), "a/sub is a root of its own")
@@ -216,7 +215,6 @@ func TestE2E_GrantRoots(t *testing.T) {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 		many = append(many, &mcp.Root{URI: uri(d)})
 	}
-	//lint:ignore SA1019 roots are what --grant-roots reads
 	client.AddRoots(many...)
 	require.NoError(t, logs.waitFor(ctx, "client roots refused"))
 	require.Equal(t, []string{uriIn(t, a, "sub/two.txt"), uriIn(t, b, "three.txt")}, served(), "a list too long changes nothing")
