@@ -19,13 +19,22 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
-// build is which build of mcp-wasm runs, from the build record the Go
-// toolchain puts in the binary; version is its Version, shown by
-// --version, sent as serverInfo.version and labelled on mcpwasm_build_info.
-var (
-	build   = buildinfo.Read()
-	version = build.Version
-)
+// version is which build of mcp-wasm runs, shown by --version, sent as
+// serverInfo.version and labelled on mcpwasm_build_info: the one given at
+// link time (-ldflags "-X main.version=v1.2.3", as deploy/Dockerfile can),
+// else the one the Go toolchain recorded in the binary (internal/buildinfo).
+var version string
+
+// build is the build record, its Version set to version.
+var build = buildinfo.Read()
+
+func init() {
+	if version != "" {
+		build.Version = version
+	} else {
+		version = build.Version
+	}
+}
 
 // exitError carries a process exit code through urfave/cli.
 type exitError struct {

@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
+	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
 // builtVersion reads what the Go toolchain recorded in the built binary
@@ -110,4 +113,22 @@ func TestE2E_HTTP_metricsProcess(t *testing.T) {
 	cmd.Stdin = strings.NewReader(text)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "promtool check metrics:\n%s", out)
+}
+
+// TestE2E_VersionLinked: a version given at link time (deploy/Dockerfile's
+// VERSION) wins over the build record, in --version and in serverInfo.
+func TestE2E_VersionLinked(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mcp-wasm")
+	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(bin, "--version").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, "mcp-wasm version v9.8.7-test", strings.TrimSpace(string(out)))
+
+	cmd := exec.Command(bin, "serve", "--cache-dir", testguest.CompileCache(), "--allow-dir", filesTree(t))
+	client := mcp.NewClient(&mcp.Implementation{Name: "version", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	require.Equal(t, "v9.8.7-test", cs.InitializeResult().ServerInfo.Version)
 }
