@@ -44,12 +44,13 @@ var (
 		// runtime, the server or the served set.
 		"internal/oci":       {"abi"},
 		"internal/sigpolicy": {},
+		"internal/buildinfo": {}, // which build runs: --version, serverInfo, build_info
 		"internal/modsource": {"internal/oci", "internal/sigpolicy"},
 		"guests/...":         {"abi", "abi/checkkit", "guests/..."}, // guests and their SDKs import nothing of the host
 		"abi/checkkit":       {"abi"},                               // the check battery, shared by check and mcpwtest
 		".":                  {},                                    // the embedded SDK sources, for mcp-wasm new
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
-			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "cmd/mcp-wasm/...",
+			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/buildinfo", "cmd/mcp-wasm/...",
 			"abi/checkkit", "."},
 		"abi": {},
 	}
