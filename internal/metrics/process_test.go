@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -124,4 +125,20 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "promtool check metrics:\n%s", out)
 	require.Empty(t, strings.TrimSpace(string(out)), "promtool check metrics")
+}
+
+// BenchmarkScrapeProcess measures one scrape of the go_ and process_
+// families alone: what they add to every /metrics request.
+//
+//	go test ./internal/metrics -run XXX -bench ScrapeProcess -benchmem
+func BenchmarkScrapeProcess(b *testing.B) {
+	r := NewRegistry()
+	registerRuntime(r)
+	registerProcess(r)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.WriteText(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
