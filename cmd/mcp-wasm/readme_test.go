@@ -251,8 +251,11 @@ func claudeAuth(t *testing.T, line string) *clientAuth {
 }
 
 func (c readmeCommand) text() string {
-	if c.argv != nil {
+	switch {
+	case c.argv != nil:
 		return strings.Join(c.argv, " ")
+	case c.shell == "" && c.auth != nil:
+		return "the client config of " + c.auth.url
 	}
 	return c.shell
 }
