@@ -45,12 +45,13 @@ var (
 		// runtime, the server or the served set.
 		"internal/oci":       {"abi", "internal/hostfile"},
 		"internal/sigpolicy": {"internal/hostfile"},
+		"internal/buildinfo": {}, // which build runs: --version, serverInfo, build_info
 		"internal/modsource": {"internal/hostfile", "internal/oci", "internal/sigpolicy"},
 		"guests/...":         {"abi", "abi/checkkit", "guests/..."}, // guests and their SDKs import nothing of the host
 		"abi/checkkit":       {"abi"},                               // the check battery, shared by check and mcpwtest
 		".":                  {},                                    // the embedded SDK sources, for mcp-wasm new
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
-			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/hostfile", "cmd/mcp-wasm/...",
+			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/hostfile", "internal/buildinfo", "cmd/mcp-wasm/...",
 			"abi/checkkit", "."},
 		// Verification itself (sigstore-go), linked only into the verifier
 		// program: see TestSigstoreOnlyInTheVerifier.

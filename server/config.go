@@ -56,6 +56,7 @@ type Config struct {
 	pageTime          time.Duration // list.go
 	drainTimeout      time.Duration // stdio.go; 0: the request timeout
 	inputEnded        func()        // stdio.go
+	roots             RootsFunc     // roots.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default

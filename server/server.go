@@ -28,6 +28,7 @@ type Server struct {
 	handshakes handshakes     // sessions past their legacy initialize, handshake.go
 	notify     *notifier      // coalesced change notifications, notify.go
 	out        *outboxes      // per-session queues of change notifications, outbox.go
+	rootsWatch *rootsWatch    // asks for the client's roots, roots.go
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -58,7 +59,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(backends)}
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, &mcp.ServerOptions{
+	s.rootsWatch = newRootsWatch()
+	opts := &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
 		Instructions: cfg.instructions,
 		Capabilities: &mcp.ServerCapabilities{
@@ -70,7 +72,11 @@ func New(cfg Config) (*Server, error) {
 		SubscribeHandler:          s.subscribeHandler,
 		UnsubscribeHandler:        s.unsubscribeHandler,
 		SupportedProtocolVersions: supportedRevisions,
-	})
+	}
+	if cfg.roots != nil {
+		s.rootsHandlers(opts)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, opts)
 	s.mcp.AddReceivingMiddleware(s.dispatch)
 	s.addObserver() // before initLive: its sending middleware must be innermost
 	s.initLive()

@@ -73,6 +73,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	})
 	defer unhook()
+	rootsCtx, stopRoots := context.WithCancel(runCtx)
+	defer s.watchRoots(rootsCtx)() // after stopRoots: deferred calls run last first
+	defer stopRoots()
 	err := s.mcp.Run(runCtx, stdioTransport{c})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, errStopped) || peerGone(err) || ctx.Err() != nil {
 		return nil

@@ -15,12 +15,27 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/buildinfo"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is which build of mcp-wasm runs, shown by --version, sent as
+// serverInfo.version and labelled on mcpwasm_build_info: the one given at
+// link time (-ldflags "-X main.version=v1.2.3", as deploy/Dockerfile can),
+// else the one the Go toolchain recorded in the binary (internal/buildinfo).
+var version string
+
+// build is the build record, its Version set to version.
+var build = buildinfo.Read()
+
+func init() {
+	if version != "" {
+		build.Version = version
+	} else {
+		version = build.Version
+	}
+}
 
 // exitError carries a process exit code through urfave/cli.
 type exitError struct {

@@ -168,13 +168,14 @@ func configFromFlags(c *cli.Context) (*config.Config, error) {
 }
 
 // defaultConfig serves the built-in files provider over the granted
-// directories and files (default: the current directory). The runtime
-// refuses grants that overlap, naming both.
+// directories and files (default: the current directory, unless it is a
+// broad one such as / or the home directory; none with --grant-roots). The
+// runtime refuses grants that overlap, naming both.
 func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error) {
-	if len(spec.Grants.Dirs) == 0 {
-		cwd, err := os.Getwd()
+	if len(spec.Grants.Dirs) == 0 && !c.Bool("grant-roots") { // roots.go: the client's roots instead
+		cwd, err := implicitDir() // servedirs.go: not / nor the home directory
 		if err != nil {
-			return nil, failure(fmt.Errorf("find the current directory: %w (give --allow-dir)", err))
+			return nil, err
 		}
 		spec.Grants.Dirs = []runtime.DirGrant{{HostPath: cwd}}
 	}
@@ -183,12 +184,21 @@ func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error)
 			return nil, failure(fmt.Errorf("--allow-dir %s: not a readable directory or file: give an existing directory", d.HostPath))
 		}
 	}
+	spec = builtinSpec(c, spec)
+	if len(spec.Grants.Dirs) == 0 { // --grant-roots: nothing until the client's roots
+		return &config.Config{}, nil
+	}
+	return &config.Config{Providers: []config.Provider{spec}}, nil
+}
+
+// builtinSpec is spec as the built-in files provider, with --show-hidden.
+func builtinSpec(c *cli.Context, spec config.Provider) config.Provider {
 	if c.Bool("show-hidden") {
 		spec.Grants.Config = cloneMap(spec.Grants.Config)
 		spec.Grants.Config["show_hidden"] = "true"
 	}
 	spec.Module = builtinFiles
-	return &config.Config{Providers: []config.Provider{spec}}, nil
+	return spec
 }
 
 func cloneMap(m map[string]string) map[string]string {

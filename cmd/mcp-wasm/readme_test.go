@@ -15,10 +15,12 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +33,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
 // The README's examples are run. A code block whose opening fence follows
@@ -137,9 +140,17 @@ func lastNonEmpty(lines []string) string {
 
 // readmeCommand is one command of a block and the output shown after it.
 type readmeCommand struct {
-	argv   []string // set for a client config entry (run without a shell)
-	shell  string   // set for a sh or console command
+	argv   []string    // set for a client config entry (run without a shell)
+	shell  string      // set for a sh or console command
+	auth   *clientAuth // set for a client's config of a server with a token
 	output []string
+}
+
+// clientAuth is how a client config reaches an HTTP server with a token:
+// its URL and the headers it sends, variables unexpanded.
+type clientAuth struct {
+	url     string
+	headers map[string]string
 }
 
 var invocationRE = regexp.MustCompile(`^(?:go run \./cmd/mcp-wasm|\S*mcp-wasm)\s+(serve|inspect|call|validate|push|pull|lock|check|new)\b`)
@@ -162,12 +173,19 @@ func (b readmeBlock) commands(t *testing.T) []readmeCommand {
 				continue
 			}
 			var servers map[string]struct {
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
+				Command string            `json:"command"`
+				Args    []string          `json:"args"`
+				URL     string            `json:"url"`
+				Headers map[string]string `json:"headers"`
 			}
 			require.NoError(t, json.Unmarshal(cfg[key], &servers), "README.md:%d: %s", b.line, key)
 			for _, s := range servers {
-				if s.Command != "" {
+				switch {
+				case s.URL != "" && len(s.Headers) > 0:
+					out = append(out, readmeCommand{auth: &clientAuth{url: s.URL, headers: s.Headers}})
+				case slices.Contains(s.Args, "mcp-remote"):
+					out = append(out, readmeCommand{argv: append([]string{s.Command}, s.Args...), auth: headerArgs(t, s.Args)})
+				case s.Command != "":
 					out = append(out, readmeCommand{argv: append([]string{s.Command}, s.Args...)})
 				}
 			}
@@ -190,15 +208,54 @@ func (b readmeBlock) commands(t *testing.T) []readmeCommand {
 				i++
 				line = strings.TrimSuffix(line, "\\") + " " + strings.TrimSpace(lines[i])
 			}
-			out = append(out, readmeCommand{shell: line})
+			c := readmeCommand{shell: line}
+			if strings.HasPrefix(line, "claude mcp add ") {
+				c.auth = claudeAuth(t, line)
+			}
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
+// headerArgs reads the URL (the first http(s) argument) and every
+// "--header NAME: VALUE" of a command line (mcp-remote's, Claude Code's).
+func headerArgs(t *testing.T, args []string) *clientAuth {
+	t.Helper()
+	a := &clientAuth{headers: map[string]string{}}
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--header" && i+1 < len(args):
+			name, value, ok := strings.Cut(args[i+1], ":")
+			require.True(t, ok, "--header %q: NAME: VALUE", args[i+1])
+			a.headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
+			i++
+		case a.url == "" && (strings.HasPrefix(args[i], "https://") || strings.HasPrefix(args[i], "http://")):
+			a.url = args[i]
+		}
+	}
+	if len(a.headers) == 0 {
+		return nil
+	}
+	return a
+}
+
+// claudeAuth reads a "claude mcp add" line as claude would get it: bash
+// splits and unquotes it (a claude function prints its arguments), so a
+// variable the shell would expand now is expanded (to nothing) here too.
+func claudeAuth(t *testing.T, line string) *clientAuth {
+	t.Helper()
+	out, err := exec.Command("bash", "-c", `claude() { printf '%s\0' "$@"; }; `+line).Output()
+	require.NoError(t, err, line)
+	return headerArgs(t, strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"))
+}
+
 func (c readmeCommand) text() string {
-	if c.argv != nil {
+	switch {
+	case c.argv != nil:
 		return strings.Join(c.argv, " ")
+	case c.shell == "" && c.auth != nil:
+		return "the client config of " + c.auth.url
 	}
 	return c.shell
 }
@@ -227,7 +284,7 @@ func TestReadmeExamples(t *testing.T) {
 		cmds := b.commands(t)
 		runs := 0
 		for _, c := range cmds {
-			if c.subcommand() != "" {
+			if c.subcommand() != "" || c.auth != nil {
 				runs++
 			}
 		}
@@ -246,6 +303,10 @@ func TestReadmeExamples(t *testing.T) {
 			for _, c := range cmds {
 				if name, val, ok := strings.Cut(strings.TrimPrefix(c.shell, "export "), "="); ok && strings.HasPrefix(c.shell, "export ") {
 					vars[name] = val
+					continue
+				}
+				if c.auth != nil {
+					env.checkAuth(t, ws, c)
 					continue
 				}
 				if c.subcommand() == "" {
@@ -469,6 +530,59 @@ func (e *readmeEnv) serveHTTP(t *testing.T, cmd *exec.Cmd, c readmeCommand) {
 	<-done
 	require.NoError(t, cmd.Wait(), "serve --http must exit 0 on SIGTERM:\n%s", strings.Join(lines, "\n"))
 	requireLinesInOrder(t, c.output, strings.Join(lines, "\n"))
+}
+
+// tokenVarRE is a variable a client fills in: VS Code's ${input:ID} and
+// ${env:NAME}, and ${NAME} (Claude Code, mcp-remote).
+var tokenVarRE = regexp.MustCompile(`\$\{(?:input:|env:)?[A-Za-z_][A-Za-z0-9_.-]*\}`)
+
+// checkAuth runs a client config with a token: its Authorization header
+// must leave the token to a variable; with the variable filled in, the
+// go-sdk client sending exactly its headers lists resources from a
+// `serve --http --auth-token-env` at the config's path, and with the
+// variable left unexpanded it is refused.
+func (e *readmeEnv) checkAuth(t *testing.T, ws string, c readmeCommand) {
+	t.Helper()
+	a := c.auth
+	authz := a.headers["Authorization"]
+	require.True(t, strings.HasPrefix(authz, "Bearer "), "%s: the Authorization header is \"Bearer TOKEN\", got %q", c.text(), authz)
+	require.Regexp(t, tokenVarRE, authz, "%s: the token must come from a variable, not be written in the config", c.text())
+	u, err := url.Parse(a.url)
+	require.NoError(t, err)
+	require.Equal(t, server.MCPPath, u.Path, "%s: the URL is the server's /mcp endpoint", c.text())
+
+	srv := startHTTP(t, []string{"README_MCP_TOKEN=" + readmeToken}, "--auth-token-env", "README_MCP_TOKEN", "--allow-dir", ws)
+	connect := func(headers map[string]string) error {
+		hc := &http.Client{Transport: headerTransport{headers: headers, rt: http.DefaultTransport}}
+		client := mcp.NewClient(&mcp.Implementation{Name: "readme-auth", Version: "1"}, nil)
+		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		_, err = cs.ListResources(t.Context(), nil)
+		return err
+	}
+	filled := map[string]string{}
+	for k, v := range a.headers {
+		filled[k] = tokenVarRE.ReplaceAllString(v, readmeToken)
+	}
+	require.NoError(t, connect(filled), "%s with the token filled in", c.text())
+	require.Error(t, connect(a.headers), "%s with the variable unexpanded must be refused", c.text())
+}
+
+// headerTransport sends the given headers with every request.
+type headerTransport struct {
+	headers map[string]string
+	rt      http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.rt.RoundTrip(r)
 }
 
 type bearer struct {

@@ -29,9 +29,13 @@ func serveCommand() *cli.Command {
 		Description: "With no --module, serves the built-in files provider: every regular file under\n" +
 			"each --allow-dir (repeatable; default: the current directory), read-only, named by\n" +
 			"its real file:// URI (file:///home/me/notes/todo.md); hidden files and .git are left\n" +
-			"out unless --show-hidden. Grants may not overlap. With --module, serves those\n" +
-			"modules; --allow-dir then grants a directory to the single module given, which\n" +
-			"sees it at its real path (a config file's grants.dirs[].guest maps it elsewhere).\n" +
+			"out unless --show-hidden. Grants may not overlap. The current directory is refused\n" +
+			"when it is /, your home directory or one holding it, /home, /Users, /root or the temp\n" +
+			"directory: give --allow-dir (an explicit one of those is served, with a warning).\n" +
+			"--grant-roots (stdio) serves the client's file:// roots instead, as they change.\n" +
+			"With --module, serves those modules; --allow-dir then grants a directory to the\n" +
+			"single module given, which sees it at its real path (a config file's\n" +
+			"grants.dirs[].guest maps it elsewhere).\n" +
 			"With --config FILE, serves the providers the file declares, with their grants and\n" +
 			"limits, and reloads them on SIGHUP or when the file or a module changes (once the\n" +
 			"changes settle, and at most 6s after the first while they go on); a reload that\n" +
@@ -72,7 +76,7 @@ func serveCommand() *cli.Command {
 			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
-			configFlag(),
+			configFlag(), grantRootsFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -81,6 +85,9 @@ func serveCommand() *cli.Command {
 func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("serve takes no arguments (did you mean --module %s?)", c.Args().First())
+	}
+	if err := checkGrantRoots(c); err != nil { // roots.go
+		return err
 	}
 	cfg, err := configFromFile(c) // configserve.go
 	if err != nil {
@@ -107,10 +114,16 @@ func serveAction(c *cli.Context) error {
 		if cfg, err = configFromFlags(c); err != nil {
 			return err
 		}
+		warnBroadGrants(log, cfg) // servedirs.go
+	}
+	var roots *rootGrants // --grant-roots: roots.go
+	if c.Bool("grant-roots") {
+		roots = newRootGrants(c, cfg, log)
 	}
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
+	m.SetBuildInfo(build.Version, build.Revision, build.GoVersion)
 	var observers []runtime.Observer
 	scfg := server.NewConfig()
 	if tr.addr != "" {
@@ -132,6 +145,9 @@ func serveAction(c *cli.Context) error {
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
 		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey)
+	if roots != nil {
+		scfg = scfg.WithRoots(roots.update)
+	}
 	if err := scfg.Validate(); err != nil { // before compiling anything
 		return failure(fmt.Errorf("configuring server: %w", err))
 	}
@@ -154,8 +170,13 @@ func serveAction(c *cli.Context) error {
 		first.Close(c.Context)
 		return failure(err)
 	}
-	set := served.NewSet(loader, first, served.SetOptions{Reread: rereadFor(cfg), Publish: publishTo(srv), Log: log})
+	reread := rereadFor(cfg)
+	if roots != nil {
+		reread = roots.reread
+	}
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
 	defer set.Close(c.Context)
+	roots.serving(set)
 	watchCtx, stopWatch := context.WithCancel(c.Context)
 	var watching sync.WaitGroup
 	defer watching.Wait()
@@ -216,6 +237,9 @@ func watch(ctx context.Context, set *served.Set, poll bool) {
 // logLoaded logs each provider of the first generation and, for the
 // built-in files provider, says on stderr what it exposes.
 func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
+	if c.Bool("grant-roots") {
+		fmt.Fprintln(c.App.ErrWriter, "mcp-wasm: --grant-roots: serving, read-only, the directories of the file:// roots the client announces, as they change")
+	}
 	for _, p := range g.Providers() {
 		spec := p.Spec()
 		attrs := []any{"provider", p.Name(), "module", spec.Module, "digest", p.Module().Digest, "uri_space", served.URISpace(p.Describe())}

@@ -69,6 +69,8 @@ func NewSet() *Set {
 		"Clients that did not keep up with what the server sends them, by reason: write_timeout (a stream closed because its client did not read within the write timeout), queue_full (change notifications dropped from a session's queue).",
 		"transport", "reason")
 	s.httpResponses = r.Counter("mcpwasm_http_responses_total", "HTTP responses, by status code.", "code")
+	registerRuntime(r) // process.go
+	registerProcess(r)
 	return s
 }
 
