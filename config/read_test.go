@@ -93,7 +93,7 @@ func TestReadConfig_problems(t *testing.T) {
 		{"missing env var", `{"providers": [{"module": "minimal.wasm", "grants": {"secretsEnv": {"token": "MCPW_TEST_UNSET"}}}]}`, []string{`providers[0].grants.secretsEnv.token (provider "minimal.wasm"): environment variable "MCPW_TEST_UNSET" is not set`}},
 		{"bad cache scope", `{"providers": [{"module": "minimal.wasm", "cache": {"scope": "world"}}]}`, []string{`providers[0].cache.scope (provider "minimal.wasm"): is "world": use "public" or "private"`}},
 		{"bad log level", `{"server": {"logLevel": "loud"}, "providers": [{"module": "minimal.wasm"}]}`, []string{`mcp.json:1:25: server.logLevel is "loud": use debug, info, warn or error`}},
-		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 1000`}},
+		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 10000`}},
 		{"zero server bounds", `{"server": {"maxConcurrency": 0, "maxSubscriptions": -1}, "providers": [{"module": "minimal.wasm"}]}`, []string{
 			`server.maxConcurrency is 0: give a positive number`, `server.maxSubscriptions is -1`}},
 		{"zero quarantine", `{"providers": [{"module": "minimal.wasm", "limits": {"initTimeout": "0s", "quarantine": {"after": 0, "maxBackoff": "0s"}}}]}`, []string{

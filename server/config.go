@@ -5,17 +5,20 @@ import (
 	"log/slog"
 	"slices"
 	"time"
-
-	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // Limits and defaults of a Config.
 const (
 	// DefaultPageSize is the default number of items in one resources/list
-	// or resources/templates/list page.
-	DefaultPageSize = 500
-	// MaxPageSize is the largest page size a Config accepts.
-	MaxPageSize = abi.MaxListItems
+	// or resources/templates/list page: clients that stop at 64 pages (the
+	// TypeScript SDK's listResources, the Inspector) then list 128,000
+	// resources. A page of the files provider's items is about 190 bytes
+	// an item, so some 400 KB of JSON (README "Paging").
+	DefaultPageSize = 2000
+	// MaxPageSize is the largest page size a Config accepts: 640,000
+	// resources in 64 pages, a page of some 2 MB of JSON. A page may span
+	// several provider pages (each at most abi.MaxListItems items).
+	MaxPageSize = 10_000
 	// DefaultCallTimeout is the default deadline of one provider call.
 	DefaultCallTimeout = 10 * time.Second
 	// DefaultRequestTimeout is the default deadline of one client request

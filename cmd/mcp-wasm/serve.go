@@ -49,7 +49,7 @@ func serveCommand() *cli.Command {
 		Flags: append(append(limitFlags(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
-			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
+			&cli.IntFlag{Name: "page-size", Value: server.DefaultPageSize, Usage: fmt.Sprintf("resources per resources/list page (1-%d); clients that stop at 64 pages list 64 times this", server.MaxPageSize)},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "twice the CPUs, at least 4",
