@@ -43,6 +43,7 @@ type httpHandler struct {
 	auth      *authenticator // nil when off
 	reaper    *sessionReaper
 	sessions  *sessionBook
+	listens   *listenBook // open 2026-07-28 listens, for notifications/cancelled
 	stateful  http.Handler
 	stateless http.Handler
 	mux       *http.ServeMux
@@ -72,6 +73,7 @@ func (s *Server) newHTTPHandler(cfg HTTPConfig) (*httpHandler, error) {
 	}
 	h := &httpHandler{s: s, cfg: cfg, guard: g, mux: http.NewServeMux(), reaper: newSessionReaper(cfg.sessionIdle, cfg.maxSessions)}
 	h.sessions = newSessionBook(cfg.maxSessions, cfg.maxSessionsPerClient)
+	h.listens = newListenBook()
 	h.streams, h.endStreams = context.WithCancel(context.Background())
 	if cfg.rate > 0 {
 		h.limiter = newLimiter(cfg.rate, cfg.burst)
