@@ -44,6 +44,7 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
+	oldCursorKeys  [][]byte   // accepted, never signed with
 	maxSubs        int        // live.go
 	liveShares     liveShares // live.go
 	// stdioWriteTimeout is the deadline of each piece of a stdio write
@@ -124,10 +125,16 @@ func (c Config) WithImplementation(name, version string) Config {
 }
 
 // WithCursorKey sets the HMAC key that signs list cursors (at least 16
-// bytes). Defaults to a random key drawn by New, so cursors do not survive
-// a restart. Set it only to make cursors reproducible, as golden tests do.
-func (c Config) WithCursorKey(key []byte) Config {
+// bytes), and previous keys whose cursors are still accepted (a key
+// rotation: cursors handed out before it keep working). Defaults to a
+// random key drawn by New, so cursors do not survive a restart; mcp-wasm
+// serve gives a key kept on disk (README "Paging").
+func (c Config) WithCursorKey(key []byte, previous ...[]byte) Config {
 	c.cursorKey = slices.Clone(key)
+	c.oldCursorKeys = nil
+	for _, k := range previous {
+		c.oldCursorKeys = append(c.oldCursorKeys, slices.Clone(k))
+	}
 	return c
 }
 
@@ -158,6 +165,11 @@ func (c Config) Validate() error {
 	}
 	if c.cursorKey != nil && len(c.cursorKey) < minCursorKey {
 		return fmt.Errorf("cursor key has %d bytes: use at least %d", len(c.cursorKey), minCursorKey)
+	}
+	for _, k := range c.oldCursorKeys {
+		if len(k) < minCursorKey {
+			return fmt.Errorf("a previous cursor key has %d bytes: use at least %d", len(k), minCursorKey)
+		}
 	}
 	for i, p := range c.providers {
 		if p == nil {

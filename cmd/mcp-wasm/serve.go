@@ -96,6 +96,10 @@ func serveAction(c *cli.Context) error {
 			return err
 		}
 	}
+	key, previous, err := cursorKeys(c) // keys.go
+	if err != nil {
+		return err
+	}
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
@@ -117,7 +121,7 @@ func serveAction(c *cli.Context) error {
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey)
+		WithAuditLogger(tr.audit).WithCursorKey(key, previous...)
 	if err := scfg.Validate(); err != nil { // before compiling anything
 		return failure(fmt.Errorf("configuring server: %w", err))
 	}
