@@ -44,6 +44,7 @@ type httpHandler struct {
 	reaper    *sessionReaper
 	sessions  *sessionBook
 	listens   *listenBook // open 2026-07-28 listens, for notifications/cancelled
+	events    *resumeStore
 	stateful  http.Handler
 	stateless http.Handler
 	mux       *http.ServeMux
@@ -83,8 +84,12 @@ func (s *Server) newHTTPHandler(cfg HTTPConfig) (*httpHandler, error) {
 	// Host and Origin are checked by guard, with the operator's allowlist;
 	// go-sdk's own localhost check would refuse allowed names on loopback.
 	// Idle sessions are closed by reaper, not by go-sdk's SessionTimeout.
+	// Legacy GET streams carry event ids: a client that reconnects with
+	// Last-Event-ID gets what it missed, from a bounded store (http_events.go).
+	h.events = newResumeStore()
 	h.stateful = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger: sdkLog, MaxRequestBodyBytes: cfg.maxBody, DisableLocalhostProtection: true,
+		EventStore: h.events,
 	})
 	// 2026-07-28: a client that closes its response stream cancels the
 	// request (a MUST), so the provider call is abandoned.

@@ -34,6 +34,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.Method == http.MethodGet:
+		h.events.resumeFromNow(r)
 		// A legacy GET stream carries no answer: shutdown ends it.
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
