@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"testing"
 	"time"
@@ -121,4 +122,32 @@ func TestHTTP_goSDKFilterChanges(t *testing.T) {
 	s.notify.flush()
 	require.Equal(t, "notes:///logo.png", <-updated)
 	require.Empty(t, updated)
+}
+
+// FuzzCheckBodyPeek: whatever a client POSTs, reading what routing needs
+// (a call's id, the request a cancel names) never panics, a cancel is
+// only ever read from notifications/cancelled, and a notification has no
+// id.
+func FuzzCheckBodyPeek(f *testing.F) {
+	for _, seed := range []string{cancelBody("A"), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":null}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled"}`, listenBody("L", "notes:///hello"),
+		`{"jsonrpc":"2.0","id":"x","method":"notifications/cancelled","params":{"requestId":"y"}}`} {
+		f.Add(seed)
+	}
+	s := newServer(f, NewConfig())
+	h, err := s.newHTTPHandler(NewHTTPConfig())
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest(http.MethodPost, MCPPath, nil)
+		_, pk, _ := h.checkBody(r, []byte(body))
+		if pk.cancels != nil {
+			require.Equal(t, notifyCancelled, pk.method)
+			require.True(t, pk.notification)
+		}
+		if pk.notification {
+			require.Nil(t, pk.id)
+		}
+	})
 }
