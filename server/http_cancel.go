@@ -62,6 +62,18 @@ func (b *listenBook) cancel(client string, id jsonrpc.ID) int {
 	return len(ends)
 }
 
+// cancelListen ends the listens of the client of r with request id id,
+// for a notifications/cancelled whose Mcp-Method header, if any, matches
+// its body (go-sdk refuses one that does not).
+func (h *httpHandler) cancelListen(ctx context.Context, r *http.Request, id jsonrpc.ID) {
+	if m := r.Header.Get(headerMethod); m != "" && m != notifyCancelled {
+		return
+	}
+	if n := h.listens.cancel(h.clientKey(ctx, r), id); n > 0 {
+		h.s.log.Debug("listen cancelled by its client", "listens", n)
+	}
+}
+
 // cancelledID returns the requestId of a notifications/cancelled message,
 // if it is a valid JSON-RPC id.
 func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {

@@ -44,10 +44,8 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// A listen is answered when it ends: shutdown ends it through
 		// the server (listen.go), so that its final result is sent.
 		ctx = context.WithValue(ctx, listensEndKey{}, h.streams)
-	case pk.method == notifyCancelled && pk.cancels != nil && cmp.Or(r.Header.Get(headerMethod), pk.method) == pk.method:
-		if n := h.listens.cancel(h.clientKey(ctx, r), *pk.cancels); n > 0 {
-			h.s.log.Debug("listen cancelled by its client", "listens", n)
-		}
+	case pk.cancels != nil:
+		h.cancelListen(ctx, r, *pk.cancels)
 	}
 	notificationMethodHeader(r, pk)
 	h.reaper.sweep(h.s.mcp.Sessions())
