@@ -222,8 +222,8 @@ func readBounded(path string, limit int64) ([]byte, error) {
 func checkServer(src *source, dir string, s serverFile) (Server, error) {
 	var problems []string
 	bad := func(key, msg string) { problems = append(problems, src.at("server."+key)+": server."+key+" "+msg) }
-	if s.PageSize != nil && (*s.PageSize < 1 || *s.PageSize > abi.MaxListItems) {
-		bad("pageSize", fmt.Sprintf("is %d: use 1 to %d", *s.PageSize, abi.MaxListItems))
+	if s.PageSize != nil && (*s.PageSize < 1 || *s.PageSize > server.MaxPageSize) {
+		bad("pageSize", fmt.Sprintf("is %d: use 1 to %d", *s.PageSize, server.MaxPageSize))
 	}
 	if s.LogLevel != nil && !oneOf(*s.LogLevel, "debug", "info", "warn", "error") {
 		bad("logLevel", fmt.Sprintf("is %q: use debug, info, warn or error", *s.LogLevel))

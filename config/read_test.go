@@ -94,7 +94,7 @@ func TestReadConfig_problems(t *testing.T) {
 		{"bad cache scope", `{"providers": [{"module": "minimal.wasm", "cache": {"scope": "world"}}]}`, []string{`providers[0].cache.scope (provider "minimal.wasm"): is "world": use "public" or "private"`}},
 		{"cache ttl over a year", `{"providers": [{"module": "minimal.wasm", "cache": {"ttl": "9000h", "scope": "public"}}]}`, []string{`providers[0].cache.ttl (provider "minimal.wasm"): is 9000h0m0s: give a ttl between 0s and one year (8760h)`}},
 		{"bad log level", `{"server": {"logLevel": "loud"}, "providers": [{"module": "minimal.wasm"}]}`, []string{`mcp.json:1:25: server.logLevel is "loud": use debug, info, warn or error`}},
-		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 1000`}},
+		{"bad page size", `{"server": {"pageSize": 0}, "providers": [{"module": "minimal.wasm"}]}`, []string{`server.pageSize is 0: use 1 to 10000`}},
 		{"zero server bounds", `{"server": {"maxConcurrency": 0, "maxSubscriptions": -1}, "providers": [{"module": "minimal.wasm"}]}`, []string{
 			`server.maxConcurrency is 0: give a positive number`, `server.maxSubscriptions is -1`}},
 		{"zero quarantine", `{"providers": [{"module": "minimal.wasm", "limits": {"initTimeout": "0s", "quarantine": {"after": 0, "maxBackoff": "0s"}}}]}`, []string{

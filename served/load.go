@@ -154,10 +154,15 @@ func conflicts(ps []*Provider) []string {
 		if subject == "" {
 			subject = b.Key()
 		}
-		if c.SameName {
+		switch {
+		case c.SameName:
 			problems = append(problems, fmt.Sprintf("%s: provider name %q is also used by %s: "+
 				"give one of them another \"name\"", subject, c.Name, other))
-		} else {
+		case strings.EqualFold(c.RootA.Scheme, appScheme) && strings.EqualFold(c.RootB.Scheme, appScheme):
+			problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s: "+
+				"ui:// resources (MCP Apps) keep their scheme under a \"schemePrefix\", so two providers cannot share a ui:// authority: "+
+				"serve only one of them, or rebuild one to name its apps under another ui:// authority", subject, c.RootB, c.RootA, other))
+		default:
 			problems = append(problems, fmt.Sprintf("%s: claims %s, which overlaps %s claimed by %s: "+
 				"give one of them a \"schemePrefix\" (e.g. \"schemePrefix\": \"docs\" serves docs+file:///...), or serve only one", subject, c.RootB, c.RootA, other))
 		}

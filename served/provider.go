@@ -70,10 +70,22 @@ func (p *Provider) Stats() Stats {
 // close closes the runtime provider; calls in flight finish first.
 func (p *Provider) close(ctx context.Context) { _ = p.rt.Close(context.WithoutCancel(ctx)) }
 
+// appScheme is the scheme of MCP Apps' user interfaces (ui://NAME/...):
+// hosts render a resource as an app only under exactly this scheme, so a
+// scheme prefix leaves it alone. Two providers' ui:// roots may then
+// collide; abi.Conflicts refuses that at load and reload (conflicts).
+const appScheme = "ui"
+
+// isAppURI reports whether uri (or a URI template) is a ui:// URI.
+func isAppURI(uri string) bool {
+	scheme, _, ok := strings.Cut(uri, ":")
+	return ok && strings.EqualFold(scheme, appScheme)
+}
+
 // prefixURI adds the prefix to the scheme of uri (or of a URI template,
-// whose scheme is literal).
+// whose scheme is literal); a ui:// URI keeps its scheme.
 func prefixURI(prefix, uri string) string {
-	if prefix == "" {
+	if prefix == "" || isAppURI(uri) {
 		return uri
 	}
 	scheme, rest, ok := strings.Cut(uri, ":")
@@ -84,9 +96,10 @@ func prefixURI(prefix, uri string) string {
 }
 
 // unprefixURI removes the prefix from a client's URI, or reports false
-// when the URI is not under the prefix.
+// when the URI is not under the prefix. A ui:// URI is the provider's as
+// it is.
 func unprefixURI(prefix, uri string) (string, bool) {
-	if prefix == "" {
+	if prefix == "" || isAppURI(uri) {
 		return uri, true
 	}
 	n := len(prefix) + 1
@@ -96,14 +109,17 @@ func unprefixURI(prefix, uri string) (string, bool) {
 	return uri[n:], true
 }
 
-// prefixDescribe moves every root of d's URI space under the prefix.
+// prefixDescribe moves every root of d's URI space under the prefix, but
+// for ui:// roots (appScheme).
 func prefixDescribe(prefix string, d abi.Describe) abi.Describe {
 	if prefix == "" {
 		return d
 	}
 	roots := make([]abi.URIRoot, len(d.URISpace))
 	for i, r := range d.URISpace {
-		r.Scheme = prefix + "+" + r.Scheme
+		if !strings.EqualFold(r.Scheme, appScheme) {
+			r.Scheme = prefix + "+" + r.Scheme
+		}
 		roots[i] = r
 	}
 	d.URISpace = roots

@@ -5,17 +5,20 @@ import (
 	"log/slog"
 	"slices"
 	"time"
-
-	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // Limits and defaults of a Config.
 const (
 	// DefaultPageSize is the default number of items in one resources/list
-	// or resources/templates/list page.
-	DefaultPageSize = 500
-	// MaxPageSize is the largest page size a Config accepts.
-	MaxPageSize = abi.MaxListItems
+	// or resources/templates/list page: clients that stop at 64 pages (the
+	// TypeScript SDK's listResources, the Inspector) then list 128,000
+	// resources. A page of the files provider's items is about 190 bytes
+	// an item, so some 400 KB of JSON (README "Paging").
+	DefaultPageSize = 2000
+	// MaxPageSize is the largest page size a Config accepts: 640,000
+	// resources in 64 pages, a page of some 2 MB of JSON. A page may span
+	// several provider pages (each at most abi.MaxListItems items).
+	MaxPageSize = 10_000
 	// DefaultCallTimeout is the default deadline of one provider call.
 	DefaultCallTimeout = 10 * time.Second
 	// DefaultRequestTimeout is the default deadline of one client request
@@ -44,6 +47,7 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
+	oldCursorKeys  [][]byte   // accepted, never signed with
 	maxSubs        int        // live.go
 	liveShares     liveShares // live.go
 	// stdioWriteTimeout is the deadline of each piece of a stdio write
@@ -160,10 +164,16 @@ func (c Config) WithImplementation(name, version string) Config {
 }
 
 // WithCursorKey sets the HMAC key that signs list cursors (at least 16
-// bytes). Defaults to a random key drawn by New, so cursors do not survive
-// a restart. Set it only to make cursors reproducible, as golden tests do.
-func (c Config) WithCursorKey(key []byte) Config {
+// bytes), and previous keys whose cursors are still accepted (a key
+// rotation: cursors handed out before it keep working). Defaults to a
+// random key drawn by New, so cursors do not survive a restart; mcp-wasm
+// serve gives a key kept on disk (README "Paging").
+func (c Config) WithCursorKey(key []byte, previous ...[]byte) Config {
 	c.cursorKey = slices.Clone(key)
+	c.oldCursorKeys = nil
+	for _, k := range previous {
+		c.oldCursorKeys = append(c.oldCursorKeys, slices.Clone(k))
+	}
 	return c
 }
 
@@ -200,6 +210,11 @@ func (c Config) Validate() error {
 	}
 	if c.cursorKey != nil && len(c.cursorKey) < minCursorKey {
 		return fmt.Errorf("cursor key has %d bytes: use at least %d", len(c.cursorKey), minCursorKey)
+	}
+	for _, k := range c.oldCursorKeys {
+		if len(k) < minCursorKey {
+			return fmt.Errorf("a previous cursor key has %d bytes: use at least %d", len(k), minCursorKey)
+		}
 	}
 	for i, p := range c.providers {
 		if p == nil {

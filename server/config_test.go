@@ -29,10 +29,11 @@ func TestNew_configErrors(t *testing.T) {
 		cfg     Config
 		wantErr string
 	}{
-		{"page size zero", NewConfig().WithPageSize(0), "page size 0 out of range: use 1 to 1000"},
-		{"page size over max", NewConfig().WithPageSize(1001), "page size 1001 out of range"},
+		{"page size zero", NewConfig().WithPageSize(0), "page size 0 out of range: use 1 to 10000"},
+		{"page size over max", NewConfig().WithPageSize(MaxPageSize + 1), "page size 10001 out of range"},
 		{"timeout", NewConfig().WithCallTimeout(0), "call timeout 0s is not positive"},
 		{"short key", NewConfig().WithCursorKey([]byte("short")), "cursor key has 5 bytes: use at least 16"},
+		{"short previous key", NewConfig().WithCursorKey([]byte("0123456789abcdef"), []byte("old")), "a previous cursor key has 3 bytes: use at least 16"},
 		{"empty name", NewConfig().WithImplementation("", "1"), "must not be empty"},
 		{"nil provider", NewConfig().WithProviders(nil), "provider 0 is nil"},
 	}

@@ -68,8 +68,11 @@ func (o *opaque) UnmarshalJSON(b []byte) error {
 
 // cursorCodec signs and verifies host cursors:
 // base64url(version byte || JSON position || HMAC-SHA256(version || JSON)).
+// It signs with key; a cursor signed with a previous key (before a key
+// rotation) is accepted too.
 type cursorCodec struct {
-	key []byte
+	key      []byte
+	previous [][]byte
 }
 
 func (c cursorCodec) encode(p position) string {
@@ -81,10 +84,26 @@ func (c cursorCodec) encode(p position) string {
 	return base64.RawURLEncoding.EncodeToString(append(msg, c.mac(msg)...))
 }
 
-func (c cursorCodec) mac(msg []byte) []byte {
-	h := hmac.New(sha256.New, c.key)
+func (c cursorCodec) mac(msg []byte) []byte { return macWith(c.key, msg) }
+
+func macWith(key, msg []byte) []byte {
+	h := hmac.New(sha256.New, key)
 	h.Write(msg)
 	return h.Sum(nil)
+}
+
+// signed reports whether sum is the MAC of msg under the key or a
+// previous one.
+func (c cursorCodec) signed(msg, sum []byte) bool {
+	if hmac.Equal(sum, c.mac(msg)) {
+		return true
+	}
+	for _, k := range c.previous {
+		if hmac.Equal(sum, macWith(k, msg)) {
+			return true
+		}
+	}
+	return false
 }
 
 // decode verifies a client cursor. The result is authentic (the host made
@@ -101,7 +120,7 @@ func (c cursorCodec) decode(s string) (position, error) {
 		return position{}, fmt.Errorf("%w: unknown format", errBadCursor)
 	}
 	msg, sum := raw[:len(raw)-macSize], raw[len(raw)-macSize:]
-	if !hmac.Equal(sum, c.mac(msg)) {
+	if !c.signed(msg, sum) {
 		return position{}, fmt.Errorf("%w: signature mismatch", errBadCursor)
 	}
 	return parsePosition(msg[1:])

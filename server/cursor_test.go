@@ -137,3 +137,21 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
+
+// TestCursorCodec_rotation: after a key rotation, cursors signed under
+// the previous key are still accepted and new ones are signed under the
+// new key only; a codec that no longer lists the old key refuses them.
+func TestCursorCodec_rotation(t *testing.T) {
+	p := position{Kind: kindResources, Index: 1, Name: "b"}
+	oldKey, newKey := []byte("old-key-old-key-old-key!"), []byte("new-key-new-key-new-key!")
+	before := cursorCodec{key: oldKey}.encode(p)
+	rotated := cursorCodec{key: newKey, previous: [][]byte{oldKey}}
+	got, err := rotated.decode(before)
+	require.NoError(t, err)
+	require.Equal(t, p, got)
+	after := rotated.encode(p)
+	_, err = cursorCodec{key: oldKey}.decode(after)
+	require.ErrorContains(t, err, "signature mismatch", "new cursors are signed with the new key")
+	_, err = cursorCodec{key: newKey}.decode(before)
+	require.ErrorContains(t, err, "signature mismatch", "once the old key is dropped its cursors are refused")
+}

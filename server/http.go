@@ -43,6 +43,8 @@ type httpHandler struct {
 	auth      *authenticator // nil when off
 	reaper    *sessionReaper
 	sessions  *sessionBook
+	listens   *listenBook // open 2026-07-28 listens, for notifications/cancelled
+	events    *resumeStore
 	stateful  http.Handler
 	stateless http.Handler
 	mux       *http.ServeMux
@@ -72,6 +74,7 @@ func (s *Server) newHTTPHandler(cfg HTTPConfig) (*httpHandler, error) {
 	}
 	h := &httpHandler{s: s, cfg: cfg, guard: g, mux: http.NewServeMux(), reaper: newSessionReaper(cfg.sessionIdle, cfg.maxSessions)}
 	h.sessions = newSessionBook(cfg.maxSessions, cfg.maxSessionsPerClient)
+	h.listens = newListenBook()
 	h.streams, h.endStreams = context.WithCancel(context.Background())
 	if cfg.rate > 0 {
 		h.limiter = newLimiter(cfg.rate, cfg.burst)
@@ -81,8 +84,12 @@ func (s *Server) newHTTPHandler(cfg HTTPConfig) (*httpHandler, error) {
 	// Host and Origin are checked by guard, with the operator's allowlist;
 	// go-sdk's own localhost check would refuse allowed names on loopback.
 	// Idle sessions are closed by reaper, not by go-sdk's SessionTimeout.
+	// Legacy GET streams carry event ids: a client that reconnects with
+	// Last-Event-ID gets what it missed, from a bounded store (http_events.go).
+	h.events = newResumeStore()
 	h.stateful = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger: sdkLog, MaxRequestBodyBytes: cfg.maxBody, DisableLocalhostProtection: true,
+		EventStore: h.events,
 	})
 	// 2026-07-28: a client that closes its response stream cancels the
 	// request (a MUST), so the provider call is abandoned.

@@ -21,6 +21,7 @@ import (
 const (
 	headerProtocolVersion = "MCP-Protocol-Version"
 	headerSessionID       = "Mcp-Session-Id"
+	headerMethod          = "Mcp-Method"
 )
 
 // serveMCP serves /mcp: admit, then hand the request to the go-sdk
@@ -33,6 +34,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.Method == http.MethodGet:
+		h.events.resumeFromNow(r)
 		// A legacy GET stream carries no answer: shutdown ends it.
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
@@ -42,7 +44,10 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// A listen is answered when it ends: shutdown ends it through
 		// the server (listen.go), so that its final result is sent.
 		ctx = context.WithValue(ctx, listensEndKey{}, h.streams)
+	case pk.cancels != nil:
+		h.cancelListen(ctx, r, *pk.cancels)
 	}
+	notificationMethodHeader(r, pk)
 	h.reaper.sweep(h.s.mcp.Sessions())
 	next, stateful := h.route(r, pk)
 	if id := r.Header.Get(headerSessionID); stateful && id != "" {
@@ -52,6 +57,10 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	defer sw.finish()
 	ctx, sw.abort = context.WithCancel(ctx)
 	defer sw.abort()
+	if pk.method == methodListen && pk.id != nil {
+		// A cancel for it ends the request: its stream closes unanswered.
+		defer h.listens.add(h.clientKey(ctx, r), *pk.id, sw.abort)()
+	}
 	sw.lagging = func() { h.lagging(ctx, r) }
 	sw.mark = &answerMark{}
 	ctx = context.WithValue(ctx, answerMarkKey{}, sw.mark)
@@ -186,8 +195,11 @@ func (h *httpHandler) refuseAuth(w http.ResponseWriter, e *authError) {
 
 // peek is what routing needs from a POST body.
 type peek struct {
-	method string // "" for a batch
-	modern bool   // the request carries a 2026-07-28 (or later) _meta protocol version
+	method       string      // "" for a batch
+	modern       bool        // the request carries a 2026-07-28 (or later) _meta protocol version
+	notification bool        // a notification (no id)
+	id           *jsonrpc.ID // a call's id
+	cancels      *jsonrpc.ID // the request a notifications/cancelled names
 }
 
 // readBody reads a POST body within the size limit, checks its JSON-RPC
@@ -237,7 +249,7 @@ func (h *httpHandler) checkBody(r *http.Request, body []byte) ([]byte, peek, []b
 		if err != nil {
 			return nil, peek{}, refusal(msgs[0].id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the message cannot be encoded"})
 		}
-		return b, peek{method: msgs[0].method, modern: msgs[0].stateless}, nil
+		return b, peekOf(msgs[0]), nil
 	case !batchesAllowed(h.batchRevision(r)):
 		return nil, peek{}, refusal(nil, errNoBatch)
 	}
@@ -259,6 +271,24 @@ func (h *httpHandler) checkBody(r *http.Request, body []byte) ([]byte, peek, []b
 	}
 	b, _ := json.Marshal(out)
 	return b, peek{}, nil
+}
+
+// peekOf is what routing needs from a single message.
+func peekOf(m inbound) peek {
+	pk := peek{method: m.method, modern: m.stateless}
+	req, ok := m.msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case req.IsCall():
+		id := req.ID
+		pk.id = &id
+	default:
+		pk.notification = true
+		if id, ok := cancelledID(req.Params); ok && req.Method == notifyCancelled {
+			pk.cancels = &id
+		}
+	}
+	return pk
 }
 
 // batchRevision is the revision a batch is sent under: the

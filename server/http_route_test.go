@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/server/servertest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,15 +86,22 @@ func TestHTTP_bodyLimit(t *testing.T) {
 func TestCheckBody_peek(t *testing.T) {
 	h, err := newServer(t, NewConfig()).newHTTPHandler(NewHTTPConfig())
 	require.NoError(t, err)
+	one, err := jsonrpc.MakeID(float64(1))
+	require.NoError(t, err)
+	listen, err := jsonrpc.MakeID("L")
+	require.NoError(t, err)
 	tests := []struct {
 		body string
 		want peek
 	}{
-		{modernRead("x:///a"), peek{method: "resources/read", modern: true}},
-		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, peek{method: "initialize"}},
+		{modernRead("x:///a"), peek{method: "resources/read", modern: true, id: &one}},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, peek{method: "initialize", id: &one}},
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, peek{}},
-		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, peek{method: "resources/list"}},
-		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peek{method: "resources/list"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, peek{method: "resources/list", id: &one}},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peek{method: "resources/list", id: &one}},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`, peek{method: "notifications/cancelled", notification: true, cancels: &listen}},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"a":1}}}`, peek{method: "notifications/cancelled", notification: true}},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, peek{method: "notifications/initialized", notification: true}},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest(http.MethodPost, MCPPath, nil)

@@ -98,7 +98,7 @@ func TestHTTP_ids(t *testing.T) {
 func sseData(t *testing.T, body string) string {
 	t.Helper()
 	for _, l := range strings.Split(body, "\n") {
-		if data, ok := strings.CutPrefix(l, "data: "); ok {
+		if data, ok := strings.CutPrefix(l, "data: "); ok && data != "" { // not a priming event (2025-11-25)
 			return data
 		}
 	}

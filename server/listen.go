@@ -18,6 +18,7 @@ const (
 	notifyResourceUpdated = "notifications/resources/updated"
 	notifyListChanged     = "notifications/resources/list_changed"
 	notifyProgress        = "notifications/progress"
+	notifyCancelled       = "notifications/cancelled"
 )
 
 // subscribeHandler is go-sdk's SubscribeHandler, called for a legacy

@@ -56,7 +56,7 @@ func New(cfg Config) (*Server, error) {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
-	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key}, set: newProviderSet(backends)}
+	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key, previous: cfg.oldCursorKeys}, set: newProviderSet(backends)}
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.rootsWatch = newRootsWatch()

@@ -132,6 +132,7 @@ type stdioConn struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]bool   // calls read and not answered
+	dropped  map[jsonrpc.ID]bool   // calls in flight the client cancelled: their answers are not sent
 	batches  map[jsonrpc.ID]*batch // calls of a batch, until the batch is answered
 	initID   *jsonrpc.ID           // the legacy initialize in flight
 	rev      revision              // what initialize negotiated on this connection; "" before
@@ -155,7 +156,7 @@ type frameOrErr struct {
 func newStdioConn(in io.Reader, out io.Writer, stop context.Context, grace time.Duration, log *slog.Logger) *stdioConn {
 	lines, closed := make(chan frameOrErr), make(chan struct{})
 	c := &stdioConn{lines: lines, stop: stop, grace: grace, log: log, out: out, lagging: func() {},
-		inflight: map[jsonrpc.ID]bool{}, batches: map[jsonrpc.ID]*batch{},
+		inflight: map[jsonrpc.ID]bool{}, dropped: map[jsonrpc.ID]bool{}, batches: map[jsonrpc.ID]*batch{},
 		changed: make(chan struct{}), closed: closed}
 	c.ending, c.end = context.WithCancel(context.Background())
 	// The reader ends at EOF or a read error of in, or at its next line
@@ -265,6 +266,8 @@ func (c *stdioConn) accept(f frameOrErr) []jsonrpc.Message {
 			b.pending++
 			c.batches[req.ID] = b
 			c.track(req)
+		} else if ok {
+			c.cancelling(req)
 		}
 	}
 	return out
@@ -286,6 +289,8 @@ func (c *stdioConn) acceptOne(m inbound) []jsonrpc.Message {
 			return nil
 		}
 		c.track(req)
+	} else if ok {
+		c.cancelling(req)
 	}
 	return []jsonrpc.Message{m.msg}
 }
@@ -311,6 +316,23 @@ func (c *stdioConn) track(req *jsonrpc.Request) {
 	}
 }
 
+// cancelling notes a notifications/cancelled for a call in flight: go-sdk
+// cancels the call, and its answer (a listen's final result, an error) is
+// not sent, since the cancellation rules say the receiver should not
+// respond to a cancelled request and clients then meet an answer to an id
+// they have forgotten. initialize cannot be cancelled. The caller holds
+// c.mu.
+func (c *stdioConn) cancelling(n *jsonrpc.Request) {
+	if n.Method != notifyCancelled {
+		return
+	}
+	id, ok := cancelledID(n.Params)
+	if !ok || !c.inflight[id] || c.initID != nil && *c.initID == id {
+		return
+	}
+	c.dropped[id] = true
+}
+
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
@@ -327,6 +349,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.mu.Lock()
 	delete(c.inflight, resp.ID)
+	drop := c.dropped[resp.ID]
+	delete(c.dropped, resp.ID)
 	if c.initID != nil && *c.initID == resp.ID {
 		c.initID = nil
 		if resp.Error == nil {
@@ -339,13 +363,19 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.changed = make(chan struct{})
 	if bt == nil {
 		c.mu.Unlock()
+		if drop {
+			c.log.Debug("answer to a cancelled request not sent")
+			return nil
+		}
 		return c.writeLine(b)
 	}
-	bt.answers = append(bt.answers, b)
+	if !drop {
+		bt.answers = append(bt.answers, b)
+	}
 	bt.pending--
 	done := bt.pending == 0
 	c.mu.Unlock()
-	if done {
+	if done && len(bt.answers) > 0 {
 		return c.writeBatch(bt.answers)
 	}
 	return nil

@@ -282,3 +282,24 @@ func TestServeStdio_duplicateMetaRefused(t *testing.T) {
 		w.requireServed(`"after-`+rev+`"`, rev, "the duplicate")
 	}
 }
+
+// TestServeStdio_cancelledCallsUnanswered: a call the client cancels while
+// it is in flight is not answered (the cancellation rules: the receiver
+// should not respond), in a batch too, where the batch's answer then
+// holds the other calls only; a cancel naming no call in flight, or a
+// call already answered, changes nothing.
+func TestServeStdio_cancelledCallsUnanswered(t *testing.T) {
+	w := newRawWire(t, newServer(t, NewConfig().WithProviders(notesProvider())))
+	w.handshake("2025-03-26")
+	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}},` +
+		`{"jsonrpc":"2.0","id":"two","method":"ping"}]`)
+	var got []answer
+	require.NoError(t, json.Unmarshal([]byte(w.line()), &got))
+	require.Len(t, got, 1, "the cancelled call is left out of the batch's answer")
+	require.Equal(t, `"two"`, string(got[0].ID))
+
+	w.send(`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}]`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"two"}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"x":1}}}`)
+	w.requireServed(`"after"`, "2025-03-26", "cancels")
+}

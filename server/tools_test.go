@@ -267,7 +267,7 @@ func TestResourceTools_badArguments(t *testing.T) {
 		{"read_resource", `{"uri":"notes:///hello","uri":"notes:///x"}`, `given twice`},
 		{"read_resource", `["notes:///hello"]`, `arguments must be a JSON object`},
 		{"read_resource", `{"uri":"` + strings.Repeat("a", abi.MaxTextField+1) + `"}`, `is longer than`},
-		{"list_resources", `{"limit":0}`, `limit 0 is out of range: give 1 to 500`},
+		{"list_resources", `{"limit":0}`, fmt.Sprintf("limit 0 is out of range: give 1 to %d", DefaultPageSize)},
 		{"list_resources", `{"limit":1.5}`, `must be a whole number`},
 		{"list_resources", `{"limit":"2"}`, `must be a whole number`},
 		{"complete_resource_argument", `{"uriTemplate":"notes:///items/{id}","argument":"id","context":{"a":1}}`, `must be an object of strings`},

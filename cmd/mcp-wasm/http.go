@@ -50,18 +50,18 @@ func httpFlags() []cli.Flag {
 		&cli.StringFlag{Name: "oauth-audience", Category: httpCategory, Usage: "OAuth 2.1: required token audience `AUD` (default: --oauth-resource)"},
 		&cli.StringFlag{Name: "oauth-jwks-url", Category: httpCategory, Usage: "OAuth 2.1: the issuer's key set `URL` (default: from the issuer's metadata)"},
 		&cli.StringSliceFlag{Name: "oauth-scope", Category: httpCategory, Usage: "OAuth 2.1: `SCOPE` every token must carry (repeatable)"},
-		&cli.StringFlag{Name: "cursor-key-env", Usage: "environment variable `NAME` holding the secret (16+ bytes) that signs list cursors; give every replica the same one (default: random per process)"},
+		&cli.StringFlag{Name: "cursor-key-env", Usage: "environment variable `NAME` holding the secret (16+ bytes) that signs list cursors; give every replica the same one (default: --keys-file)"},
+		keysFileFlag(),
 		&cli.StringFlag{Name: "audit-log", Value: "stderr", Usage: "audit lines (audit=true, one per resource access and refusal) go to `DEST`: stderr (the log, at info level), off, or a file (appended, always written)"},
 	}
 }
 
 // transport is how serve serves: stdio, or HTTP with its settings.
 type transport struct {
-	addr      string // "" for stdio
-	cfg       server.HTTPConfig
-	audit     *slog.Logger
-	cursorKey []byte // nil: random
-	close     func() error
+	addr  string // "" for stdio
+	cfg   server.HTTPConfig
+	audit *slog.Logger
+	close func() error
 }
 
 // transportFromFlags checks the transport flags; it reads the token file,
@@ -73,14 +73,9 @@ func transportFromFlags(c *cli.Context, log *slog.Logger) (*transport, error) {
 		return t, err
 	}
 	t.audit, t.close = audit, closeAudit
-	if name := c.String("cursor-key-env"); name != "" {
-		if t.cursorKey = []byte(os.Getenv(name)); len(t.cursorKey) < 16 {
-			return t, usageError("--cursor-key-env %s: the variable holds %d bytes: export %s with a random secret of 16 bytes or more", name, len(t.cursorKey), name)
-		}
-	}
 	if !c.IsSet("http") {
 		for _, f := range httpFlags() {
-			if n := f.Names()[0]; n != "audit-log" && n != "cursor-key-env" && c.IsSet(n) {
+			if n := f.Names()[0]; n != "audit-log" && n != "cursor-key-env" && n != "keys-file" && c.IsSet(n) {
 				return t, usageError("--%s needs --http ADDR: it configures the HTTP transport", n)
 			}
 		}

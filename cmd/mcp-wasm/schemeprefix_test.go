@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
@@ -71,4 +73,78 @@ func TestE2E_SchemePrefix(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, []string{"guide.md"}, comp.Completion.Values)
+}
+
+// appMIME is the media type of an MCP Apps user interface.
+const appMIME = "text/html;profile=mcp-app"
+
+// puppetConfig is a config file entry serving the puppet guest
+// (testdata/puppet.wat) with payloads given as literal config values.
+func puppetConfig(t *testing.T, name, prefix string, payloads map[string]any) string {
+	t.Helper()
+	abs, err := filepath.Abs(puppetModule())
+	require.NoError(t, err)
+	values := map[string]string{}
+	for op, p := range payloads {
+		b, err := json.Marshal(p)
+		require.NoError(t, err)
+		values[op] = string(b)
+	}
+	entry := map[string]any{"module": abs, "name": name, "schemePrefix": prefix, "grants": map[string]any{"config": values}}
+	b, err := json.Marshal(entry)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// appPayloads makes the puppet a provider of x:///a and of one MCP App,
+// ui://AUTHORITY/app.html.
+func appPayloads(authority string) map[string]any {
+	d := puppetDescribe()
+	d.URISpace = abi.URISpace{{Scheme: "x"}, {Scheme: "ui", Authority: authority}}
+	app := "ui://" + authority + "/app.html"
+	return map[string]any{
+		"describe": d,
+		"list": abi.ListResult{Resources: []abi.Resource{
+			{URI: "x:///a", Name: "a"}, {URI: app, Name: "app", MIMEType: appMIME}}},
+		"templates": abi.TemplatesResult{ResourceTemplates: []abi.ResourceTemplate{}},
+		"read":      abi.ReadResult{Contents: []abi.Content{{URI: app, MIMEType: appMIME, Text: new("<!doctype html><p>app</p>")}}},
+		"complete":  abi.CompleteResult{Values: []string{}}, "changes": abi.ChangesResult{},
+	}
+}
+
+// TestE2E_SchemePrefixKeepsAppScheme: under a schemePrefix, a provider's
+// ui:// resources (MCP Apps) keep exactly their scheme and their
+// text/html;profile=mcp-app type, listed and read through the real binary
+// by a go-sdk client, while its other URIs are prefixed; two providers
+// claiming one ui:// authority are refused, whatever their prefixes, with
+// an error that says why a prefix does not help.
+func TestE2E_SchemePrefixKeepsAppScheme(t *testing.T) {
+	dir := t.TempDir()
+	write := func(entries ...string) string {
+		path := filepath.Join(dir, "mcp.json")
+		require.NoError(t, os.WriteFile(path, []byte(`{"providers": [`+strings.Join(entries, ",")+`]}`), 0o644))
+		return path
+	}
+	cs := connect(t, "2025-11-25", "--config", write(
+		puppetConfig(t, "one", "p1", appPayloads("dash")),
+		puppetConfig(t, "two", "p2", appPayloads("board"))))
+	types := map[string]string{}
+	for _, r := range listAll(t, cs) {
+		types[r.URI] = r.MIMEType
+	}
+	require.Equal(t, map[string]string{"p1+x:///a": "", "p2+x:///a": "", "ui://dash/app.html": appMIME, "ui://board/app.html": appMIME}, types)
+	for _, app := range []string{"ui://dash/app.html", "ui://board/app.html"} {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: app})
+		require.NoError(t, err, app)
+		require.Equal(t, app, res.Contents[0].URI)
+		require.Equal(t, appMIME, res.Contents[0].MIMEType)
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "p1+ui://dash/app.html"})
+	require.Error(t, err, "an app is not served under the prefixed scheme")
+
+	out, err := exec.Command(binary(t), "validate", "--config", write(
+		puppetConfig(t, "one", "p1", appPayloads("dash")),
+		puppetConfig(t, "two", "p2", appPayloads("dash")))).CombinedOutput()
+	require.Error(t, err, "two providers claiming ui://dash must be refused: %s", out)
+	require.Contains(t, string(out), "two providers cannot share a ui:// authority")
 }

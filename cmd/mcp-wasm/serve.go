@@ -55,7 +55,7 @@ func serveCommand() *cli.Command {
 		Flags: append(append(limitFlags(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
-			&cli.IntFlag{Name: "page-size", Value: 500, Usage: "resources per resources/list page (1-1000)"},
+			&cli.IntFlag{Name: "page-size", Value: server.DefaultPageSize, Usage: fmt.Sprintf("resources per resources/list page (1-%d); clients that stop at 64 pages list 64 times this", server.MaxPageSize)},
 			&cli.DurationFlag{Name: "request-timeout", Value: server.DefaultRequestTimeout, DefaultText: "30s, or --timeout if longer",
 				Usage: "deadline of one client request, all its provider calls included (a list page returns what it has); at least --timeout"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "twice the CPUs, at least 4",
@@ -120,6 +120,10 @@ func serveAction(c *cli.Context) error {
 	if c.Bool("grant-roots") {
 		roots = newRootGrants(c, cfg, log)
 	}
+	key, previous, err := cursorKeys(c) // keys.go
+	if err != nil {
+		return err
+	}
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
@@ -144,7 +148,7 @@ func serveAction(c *cli.Context) error {
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(tr.cursorKey)
+		WithAuditLogger(tr.audit).WithCursorKey(key, previous...)
 	if roots != nil {
 		scfg = scfg.WithRoots(roots.update)
 	}
