@@ -1,0 +1,302 @@
+package gitobj
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Change is one path that differs between two trees.
+type Change struct {
+	Path     string
+	Old, New TreeEntry // a zero ID means absent
+}
+
+// DiffTrees lists the files that differ between trees a and b (either may
+// be the zero ID: an empty tree), in path order.
+func (r *Repo) DiffTrees(a, b ID) ([]Change, error) {
+	var list = func(id ID) (map[string]TreeEntry, []string, error) {
+		m := map[string]TreeEntry{}
+		if id == (ID{}) {
+			return m, nil, nil
+		}
+		files, err := r.Walk(id, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		names := make([]string, 0, len(files))
+		for _, f := range files {
+			m[f.Path] = f.TreeEntry
+			names = append(names, f.Path)
+		}
+		return m, names, nil
+	}
+	if a == b {
+		return nil, nil
+	}
+	am, an, err := list(a)
+	if err != nil {
+		return nil, err
+	}
+	bm, bn, err := list(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	for _, p := range an {
+		if e, ok := bm[p]; !ok || e.ID != am[p].ID || e.Mode != am[p].Mode {
+			out = append(out, Change{Path: p, Old: am[p], New: e})
+		}
+	}
+	for _, p := range bn {
+		if _, ok := am[p]; !ok {
+			out = append(out, Change{Path: p, New: bm[p]})
+		}
+	}
+	sortChanges(out)
+	return out, nil
+}
+
+func sortChanges(c []Change) {
+	for i := 1; i < len(c); i++ { // insertion sort keeps this dependency-free and stable
+		for j := i; j > 0 && c[j].Path < c[j-1].Path; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// Diff limits: a file over maxDiffLines lines, or whose edit script
+// passes maxDiffEdits, is summarised instead of diffed.
+const (
+	maxDiffLines = 20_000
+	maxDiffEdits = 2_000
+	diffContext  = 3
+)
+
+// UnifiedDiff writes a unified diff (git diff's format, without rename
+// detection) of the changes to w, stopping at max bytes with a note.
+func (r *Repo) UnifiedDiff(changes []Change, max int) string {
+	var sb strings.Builder
+	for i, c := range changes {
+		if sb.Len() > max {
+			fmt.Fprintf(&sb, "\n[diff truncated at %d bytes: %d more files changed]\n", max, len(changes)-i)
+			break
+		}
+		r.fileDiff(&sb, c)
+	}
+	return sb.String()
+}
+
+func (r *Repo) fileDiff(sb *strings.Builder, c Change) {
+	fmt.Fprintf(sb, "diff --git a/%s b/%s\n", c.Path, c.Path)
+	oldName, newName := "a/"+c.Path, "b/"+c.Path
+	switch {
+	case c.Old.ID == (ID{}):
+		fmt.Fprintf(sb, "new file mode %06o\n", c.New.Mode)
+		oldName = "/dev/null"
+	case c.New.ID == (ID{}):
+		fmt.Fprintf(sb, "deleted file mode %06o\n", c.Old.Mode)
+		newName = "/dev/null"
+	case c.Old.Mode != c.New.Mode:
+		fmt.Fprintf(sb, "old mode %06o\nnew mode %06o\n", c.Old.Mode, c.New.Mode)
+	}
+	a, aerr := r.blobText(c.Old)
+	b, berr := r.blobText(c.New)
+	if aerr != nil || berr != nil {
+		fmt.Fprintf(sb, "Binary files %s and %s differ\n", oldName, newName)
+		return
+	}
+	al, bl := splitLines(a), splitLines(b)
+	if len(al) > maxDiffLines || len(bl) > maxDiffLines {
+		fmt.Fprintf(sb, "[%d and %d lines: too long to diff here]\n", len(al), len(bl))
+		return
+	}
+	ops, ok := myers(al, bl, maxDiffEdits)
+	if !ok {
+		fmt.Fprintf(sb, "[more than %d lines changed: too many to diff here]\n", maxDiffEdits)
+		return
+	}
+	if len(ops) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "--- %s\n+++ %s\n", oldName, newName)
+	writeHunks(sb, al, bl, ops)
+}
+
+// blobText returns the entry's content if it is text ("" for absent).
+func (r *Repo) blobText(e TreeEntry) (string, error) {
+	if e.ID == (ID{}) || e.Mode == ModeGitlink {
+		return "", nil
+	}
+	obj, err := r.Read(e.ID)
+	if err != nil {
+		return "", err
+	}
+	if bytes.IndexByte(obj.Data[:min(len(obj.Data), 8000)], 0) >= 0 {
+		return "", fmt.Errorf("binary")
+	}
+	return string(obj.Data), nil
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// op is one line of an edit script: ' ' keep, '-' delete, '+' insert,
+// with the line's index in a (for ' ' and '-') or b (for '+').
+type op struct {
+	kind byte
+	a, b int
+}
+
+// myers computes a shortest edit script (Myers 1986), giving up past
+// maxD edits so that a hostile pair of files costs O((N+M)·maxD).
+func myers(a, b []string, maxD int) ([]op, bool) {
+	n, m := len(a), len(b)
+	off := maxD + 1
+	v := make([]int, 2*off+1)
+	var trace [][]int
+	found := false
+	for d := 0; d <= maxD && !found; d++ {
+		snap := make([]int, len(v))
+		copy(snap, v)
+		trace = append(trace, snap)
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	// Backtrack through the snapshots (trace[d] is v before step d).
+	var rev []op
+	x, y := n, m
+	for d := len(trace) - 1; d >= 0; d-- {
+		v := trace[d]
+		k := x - y
+		var pk int
+		if d == 0 {
+			pk = 0
+		} else if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := 0
+		if d > 0 {
+			px = v[off+pk]
+		}
+		py := px - pk
+		for x > px && y > py && x > 0 && y > 0 {
+			x, y = x-1, y-1
+			rev = append(rev, op{' ', x, y})
+		}
+		if d > 0 {
+			if x == px {
+				y--
+				rev = append(rev, op{'+', x, y})
+			} else {
+				x--
+				rev = append(rev, op{'-', x, y})
+			}
+		}
+	}
+	out := make([]op, 0, len(rev))
+	changed := false
+	for i := len(rev) - 1; i >= 0; i-- {
+		out = append(out, rev[i])
+		changed = changed || rev[i].kind != ' '
+	}
+	if !changed {
+		return nil, true
+	}
+	return out, true
+}
+
+// writeHunks writes the script as unified hunks with diffContext lines.
+func writeHunks(sb *strings.Builder, a, b []string, ops []op) {
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
+		}
+		start := max(0, i-diffContext)
+		end := i
+		for end < len(ops) { // extend while changes are within 2*context
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			j := end
+			for j < len(ops) && ops[j].kind == ' ' && j-end < 2*diffContext {
+				j++
+			}
+			if j < len(ops) && ops[j].kind != ' ' {
+				end = j
+				continue
+			}
+			end = min(len(ops), end+diffContext)
+			break
+		}
+		aStart, bStart, aN, bN := -1, -1, 0, 0
+		for _, o := range ops[start:end] {
+			if o.kind != '+' {
+				if aStart < 0 {
+					aStart = o.a
+				}
+				aN++
+			}
+			if o.kind != '-' {
+				if bStart < 0 {
+					bStart = o.b
+				}
+				bN++
+			}
+		}
+		sb.WriteString("@@ -" + hunkRange(aStart, aN, ops[start].a) + " +" + hunkRange(bStart, bN, ops[start].b) + " @@\n")
+		for _, o := range ops[start:end] {
+			line := b[min(o.b, len(b)-1)]
+			if o.kind != '+' {
+				line = a[o.a]
+			}
+			sb.WriteByte(o.kind)
+			sb.WriteString(line)
+			if !strings.HasSuffix(line, "\n") {
+				sb.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+		i = end
+	}
+}
+
+func hunkRange(start, n, at int) string {
+	if n == 0 {
+		return strconv.Itoa(at) + ",0"
+	}
+	if n == 1 {
+		return strconv.Itoa(start + 1)
+	}
+	return strconv.Itoa(start+1) + "," + strconv.Itoa(n)
+}

@@ -1,0 +1,137 @@
+package gitprov
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/gitobj"
+	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
+)
+
+// headRef is the name the list uses for the default branch: the branch
+// HEAD names, short ("main"), or HEAD when it is detached.
+func headRef(g *gitobj.Repo) (string, gitobj.ID, error) {
+	branch, id, err := g.Head()
+	if err != nil {
+		return "", id, err
+	}
+	if short, ok := strings.CutPrefix(branch, "refs/heads/"); ok {
+		return short, id, nil
+	}
+	return "HEAD", id, nil
+}
+
+// headFiles returns the files at the tip of the default branch, cached by
+// the tree they come from.
+func (r *repo) headFiles() (string, []gitobj.FileEntry, error) {
+	ref, id, err := headRef(r.git)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := r.git.Commit(id)
+	if err != nil {
+		return "", nil, err
+	}
+	if r.filesOf != c.Tree || r.files == nil {
+		files, err := r.git.Walk(c.Tree, "")
+		if err != nil {
+			return "", nil, err
+		}
+		r.filesOf, r.files = c.Tree, files
+	}
+	return ref, r.files, nil
+}
+
+// List pages through, per repository: its refs, and at the default
+// branch its tree, log and last commit, then every file. The cursor is
+// "REPO-INDEX.OFFSET".
+func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, error) {
+	if err := p.setup(ctx); err != nil {
+		return nil, err
+	}
+	ri, off, err := parseCursor(cursor, len(p.repos))
+	if err != nil {
+		return nil, err
+	}
+	res := &abi.ListResult{Resources: []abi.Resource{}}
+	for ; ri < len(p.repos); ri, off = ri+1, 0 {
+		r := p.repos[ri]
+		all, err := p.repoResources(r)
+		if err != nil {
+			return nil, classify(err)
+		}
+		if off > len(all) {
+			return nil, mcpw.InvalidParams("cursor past the end")
+		}
+		n := min(pageSize-len(res.Resources), len(all)-off)
+		res.Resources = append(res.Resources, all[off:off+n]...)
+		if off+n < len(all) {
+			res.NextCursor = strconv.Itoa(ri) + "." + strconv.Itoa(off+n)
+			return res, nil
+		}
+	}
+	return res, nil
+}
+
+// repoResources is everything one repository lists.
+func (p *Provider) repoResources(r *repo) ([]abi.Resource, error) {
+	ref, files, err := r.headFiles()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]abi.Resource, 0, len(files)+4)
+	out = append(out,
+		abi.Resource{URI: "git://" + r.name + "/refs", Name: r.name + " refs", MIMEType: "text/plain", Description: "every branch and tag and the commit it names"},
+		abi.Resource{URI: refURI(r.name, kindTree, ref, ""), Name: r.name + " tree at " + ref, MIMEType: "text/plain", Description: "every file at " + ref + ", as git ls-tree -r"},
+		abi.Resource{URI: refURI(r.name, kindLog, ref, ""), Name: r.name + " log of " + ref, MIMEType: "text/plain"},
+		abi.Resource{URI: refURI(r.name, kindCommit, ref, ""), Name: r.name + " last commit on " + ref, MIMEType: "text/x-diff", Description: "metadata, message and diff against its first parent"},
+	)
+	for _, f := range files {
+		res := abi.Resource{URI: refURI(r.name, kindBlob, ref, f.Path), Name: strings.ToValidUTF8(f.Path, "\uFFFD")}
+		switch f.Mode {
+		case gitobj.ModeSymlink:
+			res.Description = "symbolic link"
+		case gitobj.ModeGitlink:
+			res.Description = "submodule at " + f.ID.String()
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func parseCursor(c string, repos int) (int, int, error) {
+	if c == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(c, ".")
+	ri, err1 := strconv.Atoi(a)
+	off, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || ri < 0 || ri >= repos || off <= 0 || strconv.Itoa(ri)+"."+strconv.Itoa(off) != c {
+		return 0, 0, mcpw.InvalidParams("bad cursor")
+	}
+	return ri, off, nil
+}
+
+// Templates gives, per repository, a template for each kind.
+func (p *Provider) Templates(ctx context.Context, cursor string) (*abi.TemplatesResult, error) {
+	if err := p.setup(ctx); err != nil {
+		return nil, err
+	}
+	if cursor != "" {
+		return nil, mcpw.InvalidParams("bad cursor")
+	}
+	res := &abi.TemplatesResult{ResourceTemplates: []abi.ResourceTemplate{}}
+	for _, r := range p.repos {
+		base := "git://" + r.name + "/"
+		res.ResourceTemplates = append(res.ResourceTemplates,
+			abi.ResourceTemplate{URITemplate: base + "blob/{ref}/{+path}", Name: r.name + " file at a ref", Description: "a file at a branch, tag or commit"},
+			abi.ResourceTemplate{URITemplate: base + "tree/{ref}", Name: r.name + " tree at a ref", MIMEType: "text/plain"},
+			abi.ResourceTemplate{URITemplate: base + "tree/{ref}/{+path}", Name: r.name + " directory at a ref", MIMEType: "text/plain"},
+			abi.ResourceTemplate{URITemplate: base + "log/{ref}", Name: r.name + " log", MIMEType: "text/plain"},
+			abi.ResourceTemplate{URITemplate: base + "commit/{ref}", Name: r.name + " commit", MIMEType: "text/x-diff"},
+		)
+	}
+	return res, nil
+}
