@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"strconv"
 )
 
@@ -115,7 +116,7 @@ func (r *Repo) shallowNote() string {
 // readLoose reads objects/xx/yyyy...
 func (r *Repo) readLoose(id ID) (*Object, error) {
 	hexID := id.String()
-	f, err := r.fsys.Open(r.common + "/objects/" + hexID[:2] + "/" + hexID[2:])
+	f, err := r.fsys.Open(path.Join(r.common, "objects", hexID[:2], hexID[2:]))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, ErrNotFound

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 )
@@ -31,7 +32,7 @@ func (r *Repo) scanPacks(again bool) error {
 	if r.scanned && !again {
 		return nil
 	}
-	dir := r.common + "/objects/pack"
+	dir := path.Join(r.common, "objects", "pack")
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("list packs: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 )
@@ -80,7 +81,7 @@ func (r *Repo) readRefFile(name string) ([]byte, error) {
 	if name == "HEAD" || strings.HasPrefix(name, "refs/bisect/") || strings.HasPrefix(name, "refs/worktree/") {
 		dir = r.gitDir
 	}
-	f, err := r.fsys.Open(dir + "/" + name)
+	f, err := r.fsys.Open(path.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func (r *Repo) readRefFile(name string) ([]byte, error) {
 
 // packedRefs parses packed-refs, with peeled lines.
 func (r *Repo) packedRefs() (map[string]Ref, error) {
-	f, err := r.fsys.Open(r.common + "/packed-refs")
+	f, err := r.fsys.Open(path.Join(r.common, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -158,7 +159,7 @@ func (r *Repo) Refs() ([]Ref, error) {
 	}
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
-		ents, err := fs.ReadDir(r.fsys, r.common+"/"+dir)
+		ents, err := fs.ReadDir(r.fsys, path.Join(r.common, dir))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -265,7 +266,7 @@ func validRefName(s string) bool {
 
 // Shallow returns the commits .git/shallow names: history stops there.
 func (r *Repo) Shallow() map[ID]bool {
-	b, err := fs.ReadFile(r.fsys, r.common+"/shallow")
+	b, err := fs.ReadFile(r.fsys, path.Join(r.common, "shallow"))
 	if err != nil || len(b) > 8<<20 {
 		return nil
 	}
