@@ -29,6 +29,9 @@ func (c *Commit) Subject() string {
 
 // Commit reads and parses the commit id.
 func (r *Repo) Commit(id ID) (*Commit, error) {
+	if c := r.commits[id]; c != nil {
+		return c, nil
+	}
 	obj, err := r.Read(id)
 	if err != nil {
 		return nil, err
@@ -36,8 +39,20 @@ func (r *Repo) Commit(id ID) (*Commit, error) {
 	if obj.Type != TypeCommit {
 		return nil, fmt.Errorf("object %s: %w: a %s, not a commit", id, ErrNotFound, obj.Type)
 	}
-	return parseCommit(id, obj.Data)
+	c, err := parseCommit(id, obj.Data)
+	if err != nil {
+		return nil, err
+	}
+	if r.commits == nil || len(r.commits) >= maxCachedCommits {
+		r.commits = map[ID]*Commit{} // bounded: emptied when full
+	}
+	r.commits[id] = c
+	return c, nil
 }
+
+// maxCachedCommits bounds the parsed commits kept (a log walk parses up
+// to max_log of them; a Commit's message is bounded by max_object_bytes).
+const maxCachedCommits = 1024
 
 func parseCommit(id ID, data []byte) (*Commit, error) {
 	c := &Commit{ID: id, Raw: data}

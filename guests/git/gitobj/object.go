@@ -2,7 +2,6 @@ package gitobj
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -77,9 +76,17 @@ type Object struct {
 	Data []byte
 }
 
-// Read returns the object named id, from a pack or loose.
+// Read returns the object named id, from a pack or loose. The Object may
+// be shared with later calls: do not modify it.
 func (r *Repo) Read(id ID) (*Object, error) {
-	return r.read(id, 0)
+	if obj := r.cache.get(cacheKey{id: id}); obj != nil {
+		return obj, nil
+	}
+	obj, err := r.read(id, 0)
+	if err == nil {
+		r.cache.put(cacheKey{id: id}, obj)
+	}
+	return obj, err
 }
 
 // read finds id; depth counts the delta chain it is part of.
@@ -124,15 +131,15 @@ func (r *Repo) readLoose(id ID) (*Object, error) {
 		return nil, fmt.Errorf("open loose object %s: %w", hexID, err)
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("loose object %s: %w: %v", hexID, ErrCorrupt, err)
+	br := r.bufReader(f)
+	if err := r.startInflate(br); err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", hexID, err)
 	}
-	defer zr.Close()
 	// The header is "type size\0": at most 6+1+20+1 bytes that matter.
-	var hdr [32]byte
-	n, _ := io.ReadFull(zr, hdr[:])
-	nul := bytes.IndexByte(hdr[:n], 0)
+	var buf [32]byte
+	n, _ := io.ReadFull(r.zr, buf[:])
+	hdr := buf[:n]
+	nul := bytes.IndexByte(hdr, 0)
 	if nul < 0 {
 		return nil, fmt.Errorf("loose object %s: %w: no header", hexID, ErrCorrupt)
 	}
@@ -149,8 +156,8 @@ func (r *Repo) readLoose(id ID) (*Object, error) {
 		return nil, r.tooBig(id, size)
 	}
 	data := make([]byte, 0, size)
-	data = append(data, hdr[nul+1:n]...)
-	data, err = readAllBounded(zr, data, size)
+	data = append(data, hdr[nul+1:]...)
+	data, err = readAllBounded(r.zr, data, size)
 	if err != nil {
 		return nil, fmt.Errorf("loose object %s: %w", hexID, err)
 	}

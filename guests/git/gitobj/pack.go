@@ -173,7 +173,7 @@ func (p *pack) find(id ID) (int64, bool) {
 
 // readPacked reads the object at off, applying deltas.
 func (r *Repo) readPacked(p *pack, off int64, depth int) (*Object, error) {
-	if obj := r.cache.get(p, off); obj != nil {
+	if obj := r.cache.get(cacheKey{p: p, off: off}); obj != nil {
 		return obj, nil
 	}
 	if depth > r.limits.MaxDeltaDepth {
@@ -182,12 +182,13 @@ func (r *Repo) readPacked(p *pack, off int64, depth int) (*Object, error) {
 	if off < 12 || off >= p.size-20 {
 		return nil, fmt.Errorf("pack %s: %w: object offset %d outside the pack", p.name, ErrCorrupt, off)
 	}
-	br := bufio.NewReaderSize(io.NewSectionReader(p.file, off, p.size-20-off), 4096)
+	br := r.bufReader(io.NewSectionReader(p.file, off, p.size-20-off))
 	typ, size, err := entryHeader(br)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s offset %d: %w", p.name, off, err)
 	}
-	var base *Object
+	var baseOff int64 = -1
+	var baseID ID
 	switch typ {
 	case TypeCommit, TypeTree, TypeBlob, TypeTag:
 	case typeOfs:
@@ -195,18 +196,10 @@ func (r *Repo) readPacked(p *pack, off int64, depth int) (*Object, error) {
 		if err != nil || rel <= 0 || rel > off {
 			return nil, fmt.Errorf("pack %s offset %d: %w: delta base offset out of range", p.name, off, ErrCorrupt)
 		}
-		base, err = r.readPacked(p, off-rel, depth+1)
-		if err != nil {
-			return nil, err
-		}
+		baseOff = off - rel
 	case typeRef:
-		var id ID
-		if _, err := io.ReadFull(br, id[:]); err != nil {
+		if _, err := io.ReadFull(br, baseID[:]); err != nil {
 			return nil, fmt.Errorf("pack %s offset %d: %w: truncated delta base", p.name, off, ErrCorrupt)
-		}
-		base, err = r.read(id, depth+1)
-		if err != nil {
-			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("pack %s offset %d: %w: object type %d", p.name, off, ErrCorrupt, typ)
@@ -216,24 +209,67 @@ func (r *Repo) readPacked(p *pack, off int64, depth int) (*Object, error) {
 	if size > r.limits.MaxObjectBytes+64 {
 		return nil, fmt.Errorf("pack %s offset %d: %w: %d bytes, over max_object_bytes (%d): raise max_object_bytes (and the memory limit) to read it", p.name, off, ErrLimit, size, r.limits.MaxObjectBytes)
 	}
-	zr, err := zlib.NewReader(br)
-	if err != nil {
-		return nil, fmt.Errorf("pack %s offset %d: %w: %v", p.name, off, ErrCorrupt, err)
-	}
-	data, err := readAllBounded(zr, make([]byte, 0, size), size)
+	// This entry's bytes are inflated before its base is read: the reader
+	// and inflater are reused, and reading the base reuses them again.
+	data, err := r.inflate(br, size)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s offset %d: %w", p.name, off, err)
 	}
 	obj := &Object{Type: typ, Data: data}
-	if base != nil {
+	if typ == typeOfs || typ == typeRef {
+		var base *Object
+		if typ == typeOfs {
+			base, err = r.readPacked(p, baseOff, depth+1)
+		} else {
+			base, err = r.read(baseID, depth+1)
+		}
+		if err != nil {
+			return nil, err
+		}
 		out, err := applyDelta(base.Data, data, r.limits.MaxObjectBytes)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s offset %d: %w", p.name, off, err)
 		}
 		obj = &Object{Type: base.Type, Data: out}
 	}
-	r.cache.put(p, off, obj)
+	r.cache.put(cacheKey{p: p, off: off}, obj)
 	return obj, nil
+}
+
+// bufReader returns the Repo's buffered reader, reset to read rd.
+func (r *Repo) bufReader(rd io.Reader) *bufio.Reader {
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(rd, 4096)
+	} else {
+		r.br.Reset(rd)
+	}
+	return r.br
+}
+
+// inflate reads exactly size inflated bytes from the zlib stream in rd,
+// reusing one inflater: making one allocates and clears tens of KiB,
+// which in wasm costs more than inflating a small object.
+func (r *Repo) inflate(rd io.Reader, size int64) ([]byte, error) {
+	if err := r.startInflate(rd); err != nil {
+		return nil, err
+	}
+	return readAllBounded(r.zr, make([]byte, 0, size), size)
+}
+
+// startInflate points the reused inflater (r.zr) at a new zlib stream.
+func (r *Repo) startInflate(rd io.Reader) error {
+	if r.zr == nil {
+		zr, err := zlib.NewReader(rd)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		r.zr = zr
+		return nil
+	}
+	if err := r.zr.(zlib.Resetter).Reset(rd, nil); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return nil
 }
 
 // entryHeader reads a pack entry's type and inflated size.

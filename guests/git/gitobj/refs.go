@@ -81,32 +81,62 @@ func (r *Repo) readRefFile(name string) ([]byte, error) {
 	if name == "HEAD" || strings.HasPrefix(name, "refs/bisect/") || strings.HasPrefix(name, "refs/worktree/") {
 		dir = r.gitDir
 	}
+	// No Stat: in wasm each file operation is a host call that costs tens
+	// of microseconds. A directory (refs/heads when asked for "refs/heads")
+	// fails the read and is no ref.
 	f, err := r.fsys.Open(path.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fs.ErrNotExist // a directory of refs, not a ref
-	}
 	var buf [maxRefFileBytes]byte
-	n, _ := f.Read(buf[:])
+	n, err := f.Read(buf[:])
+	if err != nil && n == 0 {
+		return nil, fs.ErrNotExist
+	}
 	return buf[:n], nil
 }
 
-// packedRefs parses packed-refs, with peeled lines.
+// packedState is what packed-refs was parsed from: git rewrites the file
+// (a new inode, size and time) whenever it changes it.
+type packedState struct {
+	size  int64
+	mtime int64
+	refs  map[string]Ref
+}
+
+// packedRefs parses packed-refs, with peeled lines; the parse is kept
+// while the file's size and modification time stay the same.
 func (r *Repo) packedRefs() (map[string]Ref, error) {
-	f, err := r.fsys.Open(path.Join(r.common, "packed-refs"))
+	p := path.Join(r.common, "packed-refs")
+	st, err := fs.Stat(r.fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
+		r.packed = packedState{}
 		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("stat packed-refs: %w", err)
+	}
+	if r.packed.refs != nil && r.packed.size == st.Size() && r.packed.mtime == st.ModTime().UnixNano() {
+		return r.packed.refs, nil
+	}
+	if st.Size() > maxPackedRefSize {
+		return nil, fmt.Errorf("packed-refs: %w: %d bytes, over %d", ErrLimit, st.Size(), maxPackedRefSize)
+	}
+	refs, err := r.parsePackedRefs(p)
+	if err != nil {
+		return nil, err
+	}
+	r.packed = packedState{size: st.Size(), mtime: st.ModTime().UnixNano(), refs: refs}
+	return refs, nil
+}
+
+func (r *Repo) parsePackedRefs(p string) (map[string]Ref, error) {
+	f, err := r.fsys.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("open packed-refs: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > maxPackedRefSize {
-		return nil, fmt.Errorf("packed-refs: %w: %d bytes, over %d", ErrLimit, st.Size(), maxPackedRefSize)
-	}
 	refs := map[string]Ref{}
 	var last string
 	sc := bufio.NewScanner(f)

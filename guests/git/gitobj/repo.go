@@ -14,8 +14,10 @@
 package gitobj
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -84,7 +86,12 @@ type Repo struct {
 	limits  Limits
 	packs   []*pack
 	scanned bool
-	cache   *baseCache
+	cache   *objCache
+	trees   treeCache
+	packed  packedState
+	commits map[ID]*Commit
+	br      *bufio.Reader // reused by every read (a Repo runs one at a time)
+	zr      io.ReadCloser // a zlib reader, reused through zlib.Resetter
 }
 
 // Open opens the repository in fsys at dir ("." for the root): a working
@@ -94,7 +101,7 @@ type Repo struct {
 // resolve an absolute gitdir: line; a git directory outside fsys is refused.
 func Open(fsys fs.FS, fsRoot, dir string, limits Limits) (*Repo, error) {
 	r := &Repo{fsys: fsys, limits: limits.withDefaults()}
-	r.cache = newBaseCache(8 << 20)
+	r.cache = newObjCache(objectCacheBytes)
 	gitDir, err := findGitDir(fsys, fsRoot, dir)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,8 @@
 package gitobj
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -29,6 +27,9 @@ func (e TreeEntry) IsDir() bool { return e.Mode == ModeDir }
 
 // Tree reads and parses the tree id, at most Limits.MaxTreeEntries entries.
 func (r *Repo) Tree(id ID) ([]TreeEntry, error) {
+	if ents, ok := r.trees.get(id); ok {
+		return ents, nil
+	}
 	obj, err := r.Read(id)
 	if err != nil {
 		return nil, err
@@ -36,19 +37,26 @@ func (r *Repo) Tree(id ID) ([]TreeEntry, error) {
 	if obj.Type != TypeTree {
 		return nil, fmt.Errorf("object %s: %w: a %s, not a tree", id, ErrCorrupt, obj.Type)
 	}
-	return parseTree(id, obj.Data, r.limits.MaxTreeEntries)
+	ents, err := parseTree(id, obj.Data, r.limits.MaxTreeEntries)
+	if err == nil {
+		r.trees.put(id, ents)
+	}
+	return ents, err
 }
 
-func parseTree(id ID, data []byte, max int) ([]TreeEntry, error) {
+func parseTree(id ID, raw []byte, max int) ([]TreeEntry, error) {
 	var out []TreeEntry
+	// One string for the whole tree: names are slices of it, not one
+	// allocation each.
+	data := string(raw)
 	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		nul := bytes.IndexByte(data, 0)
+		sp := strings.IndexByte(data, ' ')
+		nul := strings.IndexByte(data, 0)
 		if sp <= 0 || nul < sp+2 || len(data) < nul+21 {
 			return nil, fmt.Errorf("tree %s: %w: bad entry", id, ErrCorrupt)
 		}
-		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
-		name := string(data[sp+1 : nul])
+		mode, err := parseMode(data[:sp])
+		name := data[sp+1 : nul]
 		if err != nil || name == "." || name == ".." || strings.Contains(name, "/") {
 			return nil, fmt.Errorf("tree %s: %w: bad entry %q", id, ErrCorrupt, name)
 		}
@@ -108,11 +116,26 @@ type FileEntry struct {
 // not, or nesting deeper than 256, is an error.
 func (r *Repo) Walk(root ID, prefix string) ([]FileEntry, error) {
 	var out []FileEntry
+	err := r.WalkFunc(root, prefix, func(dir string, e TreeEntry) error {
+		p := e.Name
+		if dir != "" {
+			p = dir + "/" + e.Name
+		}
+		out = append(out, FileEntry{Path: p, TreeEntry: e})
+		return nil
+	})
+	return out, err
+}
+
+// WalkFunc calls fn with the directory (slash path, "" at the top) and
+// entry of every non-tree entry below root, as Walk lists them, without
+// building their paths: a caller that writes them out saves an
+// allocation per file.
+func (r *Repo) WalkFunc(root ID, prefix string, fn func(dir string, e TreeEntry) error) error {
 	onPath := map[ID]bool{}
-	trees := map[ID][]TreeEntry{} // a tree met twice (a DAG) is parsed once
-	visits := 0
-	var walk func(id ID, prefix string, depth int) error
-	walk = func(id ID, prefix string, depth int) error {
+	visits, files := 0, 0
+	var walk func(id ID, dir string, depth int) error
+	walk = func(id ID, dir string, depth int) error {
 		if depth > maxTreeDepth {
 			return fmt.Errorf("tree %s: %w: nested deeper than %d", id, ErrLimit, maxTreeDepth)
 		}
@@ -121,38 +144,52 @@ func (r *Repo) Walk(root ID, prefix string) ([]FileEntry, error) {
 		}
 		// Every tree visited counts, so that a DAG of empty trees (each
 		// naming the next one twice) costs at most the same bound.
-		if visits++; visits+len(out) > r.limits.MaxTreeEntries {
+		if visits++; visits+files > r.limits.MaxTreeEntries {
 			return fmt.Errorf("tree %s: %w: more than %d entries: raise max_tree_entries", root, ErrLimit, r.limits.MaxTreeEntries)
 		}
 		onPath[id] = true
 		defer delete(onPath, id)
-		ents, ok := trees[id]
-		if !ok {
-			var err error
-			if ents, err = r.Tree(id); err != nil {
-				return err
-			}
-			trees[id] = ents
+		ents, err := r.Tree(id) // cached: a tree met twice is parsed once
+		if err != nil {
+			return err
 		}
 		for _, e := range ents {
-			p := e.Name
-			if prefix != "" {
-				p = prefix + "/" + e.Name
-			}
 			if e.IsDir() {
-				if err := walk(e.ID, p, depth+1); err != nil {
+				sub := e.Name
+				if dir != "" {
+					sub = dir + "/" + e.Name
+				}
+				if err := walk(e.ID, sub, depth+1); err != nil {
 					return err
 				}
 				continue
 			}
-			if len(out) >= r.limits.MaxTreeEntries {
-				return fmt.Errorf("tree %s: %w: more than %d files: raise max_tree_entries", root, ErrLimit, r.limits.MaxTreeEntries)
+			if files++; visits+files > r.limits.MaxTreeEntries {
+				return fmt.Errorf("tree %s: %w: more than %d entries: raise max_tree_entries", root, ErrLimit, r.limits.MaxTreeEntries)
 			}
-			out = append(out, FileEntry{Path: p, TreeEntry: e})
+			if err := fn(dir, e); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
-	return out, walk(root, prefix, 0)
+	return walk(root, prefix, 0)
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// parseMode parses an entry's octal mode (at most 7 digits).
+func parseMode(s string) (uint32, error) {
+	if s == "" || len(s) > 7 {
+		return 0, ErrCorrupt
+	}
+	var m uint32
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '7' {
+			return 0, ErrCorrupt
+		}
+		m = m<<3 | uint32(c-'0')
+	}
+	return m, nil
+}

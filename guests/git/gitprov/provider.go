@@ -64,6 +64,12 @@ type repo struct {
 	// files caches the walk of one tree (the list's default branch).
 	filesOf gitobj.ID
 	files   []gitobj.FileEntry
+	// listing is the last tree listing read, by tree and path.
+	listing struct {
+		tree   gitobj.ID
+		prefix string
+		text   string
+	}
 }
 
 // New serves the repositories at roots.

@@ -2,7 +2,9 @@ package gitprov
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -138,30 +140,60 @@ func (p *Provider) readTree(r *repo, uri string, t target) (abi.Content, error) 
 	if !e.IsDir() {
 		return abi.Content{}, mcpw.NotFound("%s is a file: read %s", t.path, refURI(r.name, kindBlob, t.ref, t.path))
 	}
-	files, err := r.git.Walk(e.ID, t.path)
+	if r.listing.tree == e.ID && r.listing.prefix == t.path {
+		return text(uri, "text/plain", r.listing.text), nil
+	}
+	out, err := lsTree(r.git, e.ID, t.path, p.cfg.maxFileBytes)
 	if err != nil {
 		return abi.Content{}, err
 	}
-	return text(uri, "text/plain", lsTree(files, p.cfg.maxFileBytes)), nil
+	// A tree is immutable: its listing is kept for the next read of it.
+	r.listing.tree, r.listing.prefix, r.listing.text = e.ID, t.path, out
+	return text(uri, "text/plain", out), nil
 }
 
-// lsTree formats files as `git ls-tree -r` does, at most max bytes.
-func lsTree(files []gitobj.FileEntry, max int64) string {
-	var sb strings.Builder
-	sb.Grow(len(files) * 80)
-	for i, f := range files {
-		if int64(sb.Len()) > max {
-			fmt.Fprintf(&sb, "[listing truncated at max_file_bytes: %d more entries]\n", len(files)-i)
-			break
+// lsTree lists the files below tree as `git ls-tree -r` does, at most
+// limit bytes. It avoids fmt and per-file allocations: in wasm each
+// formatted entry would cost microseconds.
+func lsTree(g *gitobj.Repo, tree gitobj.ID, prefix string, limit int64) (string, error) {
+	b := make([]byte, 0, 64<<10)
+	var hexID [40]byte
+	more := 0
+	err := g.WalkFunc(tree, prefix, func(dir string, f gitobj.TreeEntry) error {
+		if int64(len(b)) > limit {
+			more++
+			return nil
 		}
-		kind := "blob"
-		if f.Mode == gitobj.ModeGitlink {
-			kind = "commit"
+		switch f.Mode {
+		case gitobj.ModeFile:
+			b = append(b, "100644 blob "...)
+		case gitobj.ModeExec:
+			b = append(b, "100755 blob "...)
+		case gitobj.ModeSymlink:
+			b = append(b, "120000 blob "...)
+		case gitobj.ModeGitlink:
+			b = append(b, "160000 commit "...)
+		default:
+			m := strconv.FormatUint(uint64(f.Mode), 8)
+			b = append(b, strings.Repeat("0", max(0, 6-len(m)))+m+" blob "...)
 		}
-		sb.WriteString(fmt.Sprintf("%06o", f.Mode))
-		sb.WriteString(" " + kind + " " + f.ID.String() + "\t" + f.Path + "\n")
+		hex.Encode(hexID[:], f.ID[:])
+		b = append(b, hexID[:]...)
+		b = append(b, '\t')
+		if dir != "" {
+			b = append(b, dir...)
+			b = append(b, '/')
+		}
+		b = append(b, f.Name...)
+		b = append(b, '\n')
+		return nil
+	})
+	if more > 0 {
+		b = append(b, "[listing truncated at max_file_bytes: "...)
+		b = strconv.AppendInt(b, int64(more), 10)
+		b = append(b, " more entries]\n"...)
 	}
-	return sb.String()
+	return string(b), err
 }
 
 func (p *Provider) readLog(r *repo, uri string, t target) (abi.Content, error) {
