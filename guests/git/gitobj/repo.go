@@ -44,7 +44,8 @@ type Limits struct {
 	// --depth for repack).
 	MaxDeltaDepth int
 	// MaxTreeEntries caps the entries of one tree and of one recursive
-	// walk (default 1,000,000).
+	// walk (default 250,000: a listing of that many paths fits a 64 MiB
+	// guest; the Linux kernel has about 90,000 files).
 	MaxTreeEntries int
 	// MaxIndexBytes caps the pack indexes held in memory, all packs
 	// together (default 32 MiB: about 1.1 million objects).
@@ -55,7 +56,7 @@ type Limits struct {
 const (
 	DefaultMaxObjectBytes = 16 << 20
 	DefaultMaxDeltaDepth  = 50
-	DefaultMaxTreeEntries = 1_000_000
+	DefaultMaxTreeEntries = 250_000
 	DefaultMaxIndexBytes  = 32 << 20
 	// maxTreeDepth caps the nesting of trees a walk follows.
 	maxTreeDepth = 256

@@ -58,47 +58,55 @@ func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, er
 	res := &abi.ListResult{Resources: []abi.Resource{}}
 	for ; ri < len(p.repos); ri, off = ri+1, 0 {
 		r := p.repos[ri]
-		all, err := p.repoResources(r)
+		ref, files, err := r.headFiles()
 		if err != nil {
 			return nil, classify(err)
 		}
-		if off > len(all) {
+		total := len(summaries) + len(files)
+		if off > total {
 			return nil, mcpw.InvalidParams("cursor past the end")
 		}
-		n := min(pageSize-len(res.Resources), len(all)-off)
-		res.Resources = append(res.Resources, all[off:off+n]...)
-		if off+n < len(all) {
-			res.NextCursor = strconv.Itoa(ri) + "." + strconv.Itoa(off+n)
+		// Only the page's resources are built: a listing of a large tree
+		// would not fit in a guest's memory as Resource values.
+		end := min(off+pageSize-len(res.Resources), total)
+		for i := off; i < end; i++ {
+			res.Resources = append(res.Resources, r.resource(ref, files, i))
+		}
+		if end < total {
+			res.NextCursor = strconv.Itoa(ri) + "." + strconv.Itoa(end)
 			return res, nil
 		}
 	}
 	return res, nil
 }
 
-// repoResources is everything one repository lists.
-func (p *Provider) repoResources(r *repo) ([]abi.Resource, error) {
-	ref, files, err := r.headFiles()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]abi.Resource, 0, len(files)+4)
-	out = append(out,
-		abi.Resource{URI: "git://" + r.name + "/refs", Name: r.name + " refs", MIMEType: "text/plain", Description: "every branch and tag and the commit it names"},
-		abi.Resource{URI: refURI(r.name, kindTree, ref, ""), Name: r.name + " tree at " + ref, MIMEType: "text/plain", Description: "every file at " + ref + ", as git ls-tree -r"},
-		abi.Resource{URI: refURI(r.name, kindLog, ref, ""), Name: r.name + " log of " + ref, MIMEType: "text/plain"},
-		abi.Resource{URI: refURI(r.name, kindCommit, ref, ""), Name: r.name + " last commit on " + ref, MIMEType: "text/x-diff", Description: "metadata, message and diff against its first parent"},
-	)
-	for _, f := range files {
-		res := abi.Resource{URI: refURI(r.name, kindBlob, ref, f.Path), Name: strings.ToValidUTF8(f.Path, "\uFFFD")}
-		switch f.Mode {
-		case gitobj.ModeSymlink:
-			res.Description = "symbolic link"
-		case gitobj.ModeGitlink:
-			res.Description = "submodule at " + f.ID.String()
+// summaries are the resources listed before a repository's files.
+var summaries = []string{kindRefs, kindTree, kindLog, kindCommit}
+
+// resource is the i-th resource a repository lists: a summary, then its
+// files at ref.
+func (r *repo) resource(ref string, files []gitobj.FileEntry, i int) abi.Resource {
+	if i < len(summaries) {
+		switch summaries[i] {
+		case kindRefs:
+			return abi.Resource{URI: "git://" + r.name + "/refs", Name: r.name + " refs", MIMEType: "text/plain", Description: "every branch and tag and the commit it names"}
+		case kindTree:
+			return abi.Resource{URI: refURI(r.name, kindTree, ref, ""), Name: r.name + " tree at " + ref, MIMEType: "text/plain", Description: "every file at " + ref + ", as git ls-tree -r"}
+		case kindLog:
+			return abi.Resource{URI: refURI(r.name, kindLog, ref, ""), Name: r.name + " log of " + ref, MIMEType: "text/plain"}
+		default:
+			return abi.Resource{URI: refURI(r.name, kindCommit, ref, ""), Name: r.name + " last commit on " + ref, MIMEType: "text/x-diff", Description: "metadata, message and diff against its first parent"}
 		}
-		out = append(out, res)
 	}
-	return out, nil
+	f := files[i-len(summaries)]
+	res := abi.Resource{URI: refURI(r.name, kindBlob, ref, f.Path), Name: strings.ToValidUTF8(f.Path, "\uFFFD")}
+	switch f.Mode {
+	case gitobj.ModeSymlink:
+		res.Description = "symbolic link"
+	case gitobj.ModeGitlink:
+		res.Description = "submodule at " + f.ID.String()
+	}
+	return res
 }
 
 func parseCursor(c string, repos int) (int, int, error) {

@@ -80,7 +80,7 @@ var configKeys = []abi.ConfigRequest{
 	{Key: "max_file_bytes", Reason: "largest file a read returns (default 2 MiB)"},
 	{Key: "max_object_bytes", Reason: "largest object inflated (default 16 MiB)"},
 	{Key: "max_delta_depth", Reason: "longest delta chain followed (default 50)"},
-	{Key: "max_tree_entries", Reason: "most entries in a tree or a recursive listing (default 1000000)"},
+	{Key: "max_tree_entries", Reason: "most entries in a tree or a recursive listing (default 250000; raise the memory limit with it)"},
 	{Key: "max_diff_bytes", Reason: "largest diff a commit shows (default 256 KiB)"},
 	{Key: "max_log", Reason: "commits a log shows (default 100)"},
 }

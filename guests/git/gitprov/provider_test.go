@@ -3,6 +3,7 @@ package gitprov
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -163,4 +164,35 @@ func TestName(t *testing.T) {
 	notRepo := t.TempDir()
 	_, err = newProvider(notRepo).List(hostCtx(t, nil), "")
 	require.ErrorContains(t, err, "grant a repository's working tree or git directory")
+}
+
+// TestListPages: a tree larger than a page is listed in pages whose
+// cursors resume where the last one stopped, every file once.
+func TestListPages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pages")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	for i := range 1200 {
+		write(t, dir, "f/"+strconv.Itoa(10000+i), "x")
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "many")
+	p, ctx := newProvider(dir), hostCtx(t, nil)
+	seen := map[string]bool{}
+	pages := 0
+	for cursor := ""; ; pages++ {
+		page, err := p.List(ctx, cursor)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(page.Resources), pageSize)
+		for _, r := range page.Resources {
+			require.False(t, seen[r.URI], r.URI)
+			seen[r.URI] = true
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	require.Equal(t, 2, pages)
+	require.Len(t, seen, 1200+len(summaries))
+	require.True(t, seen["git://pages/blob/main/f/11199"])
 }
