@@ -142,6 +142,26 @@ func BenchmarkGit(b *testing.B) {
 			}
 		}
 	})
+	// A fresh instance for every call (recycled after one): instantiating
+	// the module, opening the repository and inflating what the call
+	// needs, as the first call after a start costs.
+	fresh, err := rt.LoadFile(ctx, testguest.Go(b, "guests/git"), runtime.NewProviderConfig().WithPoolSize(1).WithRecycleAfter(1).
+		WithCompileTimeout(10*time.Minute).WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
+	require.NoError(b, err)
+	b.Run("read-fresh-instance/wasm", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := fresh.Read(ctx, "git://big/blob/HEAD/"+benchPath); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tree-fresh-instance/wasm", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := fresh.Read(ctx, "git://big/tree/HEAD"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("tree/native", func(b *testing.B) {
 		r, err := gitobj.Open(os.DirFS(dir), dir, ".", gitobj.Limits{})
 		require.NoError(b, err)
@@ -169,4 +189,33 @@ func BenchmarkGit(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpu)/float64(b.N), "git-cpu-ns/op")
 	})
+}
+
+// BenchmarkLoad is the load of git.wasm from a warm compilation cache: a
+// new runtime, the cached compiled module, an instance, describe.
+// The files guest, the same size of Go module, is loaded beside it for
+// scale.
+func BenchmarkLoad(b *testing.B) {
+	for _, g := range []string{"git", "files"} {
+		b.Run(g, func(b *testing.B) { benchLoad(b, g) })
+	}
+}
+
+func benchLoad(b *testing.B, guest string) {
+	ctx := b.Context()
+	wasm := testguest.Go(b, "guests/"+guest)
+	dir := b.TempDir()
+	load := func() {
+		rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testguest.CompileCache()))
+		require.NoError(b, err)
+		p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1).WithCompileTimeout(10*time.Minute).
+			WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
+		require.NoError(b, err)
+		require.NotEmpty(b, p.Describe().Name)
+		require.NoError(b, rt.Close(ctx))
+	}
+	load() // fills the cache
+	for b.Loop() {
+		load()
+	}
 }

@@ -352,3 +352,19 @@ func TestWorktreesAndShallow(t *testing.T) {
 	require.ErrorContains(t, err, "shallow clone")
 	checkAgainstGit(t, shallow, sr)
 }
+
+// TestUnsupportedLayouts: a SHA-256 repository is refused at open, and an
+// object missing from a repository that borrows objects says why.
+func TestUnsupportedLayouts(t *testing.T) {
+	dir := emptyRepo(t)
+	writeFile(t, dir, ".git/config", []byte("[extensions]\n\tobjectFormat = sha256\n"))
+	_, err := Open(os.DirFS(dir), dir, ".", Limits{})
+	require.ErrorIs(t, err, ErrNotRepo)
+	require.ErrorContains(t, err, "SHA-256")
+
+	dir = emptyRepo(t)
+	writeFile(t, dir, ".git/objects/info/alternates", []byte("/elsewhere/objects\n"))
+	_, err = openDir(t, dir, Limits{}).Read(fakeID(1))
+	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorContains(t, err, "alternates")
+}

@@ -112,10 +112,14 @@ func (r *Repo) read(id ID, depth int) (*Object, error) {
 	return nil, fmt.Errorf("object %s: %w%s", id, ErrNotFound, r.shallowNote())
 }
 
-// shallowNote explains a missing object in a shallow clone.
+// shallowNote explains a missing object in a shallow clone, or in a
+// repository that borrows objects from another.
 func (r *Repo) shallowNote() string {
 	if len(r.Shallow()) > 0 {
 		return " (this is a shallow clone: history beyond its shallow commits was never fetched)"
+	}
+	if _, err := fs.Stat(r.fsys, path.Join(r.common, "objects", "info", "alternates")); err == nil {
+		return " (the repository borrows objects from another through objects/info/alternates, which is not read: run `git repack -a -d` in it to copy them in)"
 	}
 	return ""
 }

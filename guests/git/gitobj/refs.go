@@ -24,7 +24,7 @@ const (
 	maxRefs          = 100_000
 	maxRefFileBytes  = 4096
 	maxSymrefDepth   = 5
-	maxPackedRefSize = 64 << 20
+	maxPackedRefSize = 16 << 20
 )
 
 // Head returns what HEAD points at: the branch it names ("" when

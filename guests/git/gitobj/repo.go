@@ -116,6 +116,10 @@ func Open(fsys fs.FS, fsRoot, dir string, limits Limits) (*Repo, error) {
 		}
 		r.common = common
 	}
+	if b, err := fs.ReadFile(fsys, path.Join(r.common, "config")); err == nil && len(b) < 1<<20 &&
+		strings.Contains(strings.ReplaceAll(strings.ToLower(string(b)), " ", ""), "objectformat=sha256") {
+		return nil, fmt.Errorf("%w: this repository uses SHA-256 object names (extensions.objectFormat), which this reader does not read yet: serve a SHA-1 clone of it", ErrNotRepo)
+	}
 	if _, err := fs.Stat(fsys, path.Join(r.common, "objects")); err != nil {
 		return nil, fmt.Errorf("%w: %s has no objects directory: grant a repository's working tree or git directory", ErrNotRepo, displayDir(fsRoot, r.common))
 	}
