@@ -3,6 +3,7 @@ package gitobj
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -59,18 +60,14 @@ func (r *Repo) DiffTrees(a, b ID) ([]Change, error) {
 }
 
 func sortChanges(c []Change) {
-	for i := 1; i < len(c); i++ { // insertion sort keeps this dependency-free and stable
-		for j := i; j > 0 && c[j].Path < c[j-1].Path; j-- {
-			c[j], c[j-1] = c[j-1], c[j]
-		}
-	}
+	sort.Slice(c, func(i, j int) bool { return c[i].Path < c[j].Path })
 }
 
 // Diff limits: a file over maxDiffLines lines, or whose edit script
 // passes maxDiffEdits, is summarised instead of diffed.
 const (
 	maxDiffLines = 20_000
-	maxDiffEdits = 2_000
+	maxDiffEdits = 1_000
 	diffContext  = 3
 )
 
@@ -158,29 +155,42 @@ type op struct {
 }
 
 // myers computes a shortest edit script (Myers 1986), giving up past
-// maxD edits so that a hostile pair of files costs O((N+M)·maxD).
+// maxD edits so that a hostile pair of files costs O((N+M)·maxD) time and
+// O(maxD²) memory: step d keeps only the 2d+3 diagonals it can reach.
 func myers(a, b []string, maxD int) ([]op, bool) {
 	n, m := len(a), len(b)
+	switch {
+	case n == 0 && m == 0:
+		return nil, true
+	case n == 0 || m == 0: // all inserts or all deletes: no search
+		out := make([]op, 0, n+m)
+		for i := range n {
+			out = append(out, op{'-', i, 0})
+		}
+		for j := range m {
+			out = append(out, op{'+', 0, j})
+		}
+		return out, true
+	}
+	maxD = min(maxD, n+m)
 	off := maxD + 1
-	v := make([]int, 2*off+1)
-	var trace [][]int
+	v := make([]int32, 2*off+1)
+	var trace [][]int32 // trace[d][k+d+1] is v[k] before step d, k in [-d-1, d+1]
 	found := false
 	for d := 0; d <= maxD && !found; d++ {
-		snap := make([]int, len(v))
-		copy(snap, v)
-		trace = append(trace, snap)
+		trace = append(trace, append([]int32(nil), v[off-d-1:off+d+2]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = v[off+k+1]
+				x = int(v[off+k+1])
 			} else {
-				x = v[off+k-1] + 1
+				x = int(v[off+k-1]) + 1
 			}
 			y := x - k
 			for x < n && y < m && a[x] == b[y] {
 				x, y = x+1, y+1
 			}
-			v[off+k] = x
+			v[off+k] = int32(x)
 			if x >= n && y >= m {
 				found = true
 				break
@@ -190,26 +200,23 @@ func myers(a, b []string, maxD int) ([]op, bool) {
 	if !found {
 		return nil, false
 	}
-	// Backtrack through the snapshots (trace[d] is v before step d).
+	// Backtrack through the snapshots.
 	var rev []op
 	x, y := n, m
 	for d := len(trace) - 1; d >= 0; d-- {
-		v := trace[d]
+		tv := trace[d]
+		at := func(k int) int { return int(tv[k+d+1]) }
 		k := x - y
-		var pk int
-		if d == 0 {
-			pk = 0
-		} else if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-			pk = k + 1
-		} else {
-			pk = k - 1
-		}
-		px := 0
+		px, py := 0, 0
 		if d > 0 {
-			px = v[off+pk]
+			pk := k - 1
+			if k == -d || k != d && at(k-1) < at(k+1) {
+				pk = k + 1
+			}
+			px = at(pk)
+			py = px - pk
 		}
-		py := px - pk
-		for x > px && y > py && x > 0 && y > 0 {
+		for x > px && y > py {
 			x, y = x-1, y-1
 			rev = append(rev, op{' ', x, y})
 		}
@@ -277,8 +284,10 @@ func writeHunks(sb *strings.Builder, a, b []string, ops []op) {
 		}
 		sb.WriteString("@@ -" + hunkRange(aStart, aN, ops[start].a) + " +" + hunkRange(bStart, bN, ops[start].b) + " @@\n")
 		for _, o := range ops[start:end] {
-			line := b[min(o.b, len(b)-1)]
-			if o.kind != '+' {
+			var line string
+			if o.kind == '+' {
+				line = b[o.b]
+			} else {
 				line = a[o.a]
 			}
 			sb.WriteByte(o.kind)

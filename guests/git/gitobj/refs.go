@@ -28,16 +28,16 @@ const (
 )
 
 // Head returns what HEAD points at: the branch it names ("" when
-// detached) and the commit.
+// detached) and the commit. On an unborn branch (no commit yet) the
+// branch is still returned, with an error wrapping ErrNotFound.
 func (r *Repo) Head() (branch string, id ID, err error) {
-	name, id, err := r.resolveSym("HEAD", 0)
-	if err != nil {
-		return "", id, err
+	if b, err := r.readRefFile("HEAD"); err == nil {
+		if target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok && validRefName(target) {
+			branch = target
+		}
 	}
-	if name == "HEAD" {
-		name = ""
-	}
-	return name, id, nil
+	_, id, err = r.resolveSym("HEAD", 0)
+	return branch, id, err
 }
 
 // resolveSym follows symbolic refs from name to an object id and returns

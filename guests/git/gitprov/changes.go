@@ -44,9 +44,10 @@ func (p *Provider) snapshot() ([]snapRef, [digestBytes]byte, error) {
 	h := sha1.New()
 	for _, r := range p.repos {
 		branch, id, err := r.git.Head()
-		if err != nil {
+		if err != nil && !isNotFound(err) {
 			return nil, [digestBytes]byte{}, err
 		}
+		// An unborn HEAD is the zero commit: its first commit is a move.
 		out = append(out, snapRef{repo: r, name: "HEAD", short: "HEAD", id: id, keyName: "HEAD\x00" + branch})
 		h.Write([]byte(r.name + "\x00HEAD\x00" + branch + "\x00" + id.String() + "\n"))
 		refs, err := r.git.Refs()
@@ -140,6 +141,18 @@ func (p *Provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.Ch
 		return res, err
 	}
 	u := &updates{seen: map[string]bool{}}
+	current := map[uint32]bool{}
+	for _, ref := range now {
+		current[ref.key] = true
+	}
+	for key := range old {
+		if !current[key] { // a ref was deleted (or HEAD names another branch)
+			for _, r := range p.repos {
+				u.add("git://" + r.name + "/refs")
+			}
+			break
+		}
+	}
 	for _, ref := range now {
 		prev, known := old[ref.key]
 		r := ref.repo
@@ -172,15 +185,19 @@ func (p *Provider) Changes(ctx context.Context, req abi.ChangesRequest) (*abi.Ch
 // says whether the default branch gained or lost files.
 func (p *Provider) movedFiles(ref snapRef, prev gitobj.ID, u *updates) (bool, error) {
 	r := ref.repo
-	oldC, err := r.git.Commit(prev)
-	if err != nil {
-		return false, err // gone (gc'd): the summary updates stand
+	var oldTree gitobj.ID // none before a first commit
+	if prev != (gitobj.ID{}) {
+		oldC, err := r.git.Commit(prev)
+		if err != nil {
+			return false, err // gone (gc'd): the summary updates stand
+		}
+		oldTree = oldC.Tree
 	}
 	newC, err := r.git.Commit(ref.id)
 	if err != nil {
 		return false, err
 	}
-	changes, err := r.git.DiffTrees(oldC.Tree, newC.Tree)
+	changes, err := r.git.DiffTrees(oldTree, newC.Tree)
 	if err != nil {
 		return false, err
 	}

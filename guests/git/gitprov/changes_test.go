@@ -1,6 +1,8 @@
 package gitprov
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +68,40 @@ func TestChanges(t *testing.T) {
 
 	_, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{Cursor: "!!"})
 	require.Error(t, err)
+}
+
+// TestEmptyRepository: a repository without commits lists its refs only,
+// and its first commit is a change: the list gains the files.
+func TestEmptyRepository(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "empty")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	git(t, dir, "init", "-q", "-b", "main")
+	ctx := hostCtx(t, nil)
+	page, err := newProvider(dir).List(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, page.Resources, 1)
+	require.Equal(t, "git://empty/refs", page.Resources[0].URI)
+	base, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{})
+	require.NoError(t, err)
+
+	write(t, dir, "first.txt", "1\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "first")
+	ch, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
+	require.NoError(t, err)
+	require.True(t, ch.ListChanged)
+	require.Contains(t, ch.Updated, "git://empty/blob/HEAD/first.txt")
+	require.Contains(t, ch.Updated, "git://empty/refs")
+}
+
+// TestDeletedBranch: deleting a branch announces the refs.
+func TestDeletedBranch(t *testing.T) {
+	dir := demoRepo(t)
+	ctx := hostCtx(t, nil)
+	base, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{})
+	require.NoError(t, err)
+	git(t, dir, "branch", "-D", "feature/x")
+	ch, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
+	require.NoError(t, err)
+	require.Equal(t, []string{"git://demo/refs"}, ch.Updated)
 }

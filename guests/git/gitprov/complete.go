@@ -52,8 +52,8 @@ func (p *Provider) completeRef(r *repo, prefix string) ([]string, error) {
 		return nil, err
 	}
 	values := []string{}
-	if strings.HasPrefix("HEAD", prefix) {
-		values = append(values, "HEAD")
+	if _, err := r.git.Resolve("HEAD"); err == nil && strings.HasPrefix("HEAD", prefix) {
+		values = append(values, "HEAD") // not on an unborn branch: it names nothing yet
 	}
 	for _, ref := range refs {
 		short := ref.Name
@@ -73,16 +73,19 @@ func (p *Provider) completeRef(r *repo, prefix string) ([]string, error) {
 
 func (p *Provider) completePath(r *repo, ref, prefix string, dirsOnly bool) ([]string, error) {
 	if ref == "" {
-		var err error
-		if ref, _, err = headRef(r.git); err != nil {
-			return nil, err
-		}
+		ref = "HEAD"
 	}
 	id, err := r.git.Resolve(ref)
+	if isNotFound(err) {
+		return []string{}, nil // nothing to complete under a ref that names nothing
+	}
 	if err != nil {
 		return nil, err
 	}
 	c, err := r.git.Commit(id)
+	if isNotFound(err) {
+		return []string{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

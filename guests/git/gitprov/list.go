@@ -2,6 +2,7 @@ package gitprov
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -59,10 +60,15 @@ func (p *Provider) List(ctx context.Context, cursor string) (*abi.ListResult, er
 	for ; ri < len(p.repos); ri, off = ri+1, 0 {
 		r := p.repos[ri]
 		ref, files, err := r.headFiles()
-		if err != nil {
+		total := len(summaries) + len(files)
+		switch {
+		case errors.Is(err, gitobj.ErrNotFound):
+			// An unborn branch (a repository without commits yet) or a
+			// HEAD naming a ref that is gone: only the refs are listed.
+			total = 1
+		case err != nil:
 			return nil, classify(err)
 		}
-		total := len(summaries) + len(files)
 		if off > total {
 			return nil, mcpw.InvalidParams("cursor past the end")
 		}
