@@ -2,9 +2,12 @@ package gitobj
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,16 +79,21 @@ func TestDifferentialLoosePackedDeltas(t *testing.T) {
 		requireDeltas(t, dir)
 		require.NotZero(t, entryTypes(t, openDir(t, dir, Limits{}))[typeOfs], "the pack holds OFS_DELTA entries")
 		checkAgainstGit(t, dir, openDir(t, dir, Limits{}))
-		// Every commit of the history, with its tree and every blob.
+		// Every object of the history, against one `git cat-file --batch`.
 		r := openDir(t, dir, Limits{})
-		for _, id := range strings.Fields(git(t, dir, "rev-list", "--all", "--objects")) {
+		var ids []string
+		for _, line := range strings.Split(strings.TrimSpace(git(t, dir, "rev-list", "--all", "--objects")), "\n") {
+			id, _, _ := strings.Cut(line, " ")
+			ids = append(ids, id)
+		}
+		batch := catFileBatch(t, dir, ids)
+		require.Len(t, batch, len(ids))
+		for i, id := range ids {
 			oid, ok := ParseID(id)
-			if !ok {
-				continue // a path printed beside its object
-			}
+			require.True(t, ok)
 			obj, err := r.Read(oid)
 			require.NoError(t, err)
-			require.Equal(t, git(t, dir, "cat-file", obj.Type.String(), id), string(obj.Data))
+			require.Equal(t, batch[i], string(obj.Data), id)
 		}
 	})
 	t.Run("ref-deltas", func(t *testing.T) {
@@ -157,4 +165,32 @@ func entryTypes(t *testing.T, r *Repo) map[Type]int {
 		}
 	}
 	return counts
+}
+
+// catFileBatch returns the contents of ids as one `git cat-file --batch`
+// prints them.
+func catFileBatch(t *testing.T, dir string, ids []string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	raw, err := cmd.Output()
+	require.NoError(t, err)
+	var out []string
+	br := bufio.NewReader(bytes.NewReader(raw))
+	for {
+		hdr, err := br.ReadString('\n')
+		if err == io.EOF {
+			return out
+		}
+		require.NoError(t, err)
+		f := strings.Fields(hdr)
+		require.Len(t, f, 3, hdr)
+		n, err := strconv.Atoi(f[2])
+		require.NoError(t, err)
+		body := make([]byte, n+1) // the content and a newline
+		_, err = io.ReadFull(br, body)
+		require.NoError(t, err)
+		out = append(out, string(body[:n]))
+	}
 }

@@ -184,7 +184,7 @@ func TestHostileDeltaChains(t *testing.T) {
 // result claims more than the cap, each refused before the bytes are
 // held; a lie about the size in the other direction is corruption.
 func TestHostileZipBombs(t *testing.T) {
-	bomb := bytes.Repeat([]byte{0}, 64<<20) // deflates to ~64 KiB
+	bomb := bytes.Repeat([]byte{0}, DefaultMaxObjectBytes+1<<20) // over the cap; deflates to ~17 KiB
 	t.Run("loose inflates past its header", func(t *testing.T) {
 		dir := emptyRepo(t)
 		id := looseObject(t, dir, "blob", bomb, "blob 100\x00")
