@@ -2,6 +2,7 @@ package gitobj
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -77,5 +78,42 @@ func FuzzParseIndex(f *testing.F) {
 			copy(id[:], p.names[i*20:])
 			p.find(id)
 		}
+	})
+}
+
+// FuzzMyers: any two texts give an edit script that, replayed on the
+// first, makes the second, or the script gives up past its edit cap.
+func FuzzMyers(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nc\nd\n", 10)
+	f.Add("", "x\n", 1)
+	f.Add("x", "", 0)
+	f.Fuzz(func(t *testing.T, x, y string, maxD int) {
+		maxD = max(0, maxD%64)
+		a, b := splitLines(x), splitLines(y)
+		ops, ok := myers(a, b, maxD)
+		if !ok {
+			return
+		}
+		var got []string
+		ai := 0
+		for _, o := range ops {
+			switch o.kind {
+			case ' ':
+				require.Equal(t, a[o.a], b[o.b])
+				require.Equal(t, ai, o.a)
+				got = append(got, a[o.a])
+				ai++
+			case '-':
+				require.Equal(t, ai, o.a)
+				ai++
+			case '+':
+				got = append(got, b[o.b])
+			}
+		}
+		if len(ops) == 0 {
+			got, ai = a, len(a) // no change
+		}
+		require.Equal(t, len(a), ai)
+		require.Equal(t, strings.Join(b, ""), strings.Join(got, ""))
 	})
 }
