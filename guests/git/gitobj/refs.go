@@ -31,6 +31,7 @@ const (
 // detached) and the commit. On an unborn branch (no commit yet) the
 // branch is still returned, with an error wrapping ErrNotFound.
 func (r *Repo) Head() (branch string, id ID, err error) {
+	r.gen++
 	if b, err := r.readRefFile("HEAD"); err == nil {
 		if target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok && validRefName(target) {
 			branch = target
@@ -103,11 +104,15 @@ type packedState struct {
 	size  int64
 	mtime int64
 	refs  map[string]Ref
+	gen   int // the lookup (Resolve, Refs, Head) it was last checked in
 }
 
 // packedRefs parses packed-refs, with peeled lines; the parse is kept
 // while the file's size and modification time stay the same.
 func (r *Repo) packedRefs() (map[string]Ref, error) {
+	if r.packed.refs != nil && r.packed.gen == r.gen {
+		return r.packed.refs, nil // checked already in this lookup
+	}
 	p := path.Join(r.common, "packed-refs")
 	st, err := fs.Stat(r.fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -118,6 +123,7 @@ func (r *Repo) packedRefs() (map[string]Ref, error) {
 		return nil, fmt.Errorf("stat packed-refs: %w", err)
 	}
 	if r.packed.refs != nil && r.packed.size == st.Size() && r.packed.mtime == st.ModTime().UnixNano() {
+		r.packed.gen = r.gen
 		return r.packed.refs, nil
 	}
 	if st.Size() > maxPackedRefSize {
@@ -127,7 +133,7 @@ func (r *Repo) packedRefs() (map[string]Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.packed = packedState{size: st.Size(), mtime: st.ModTime().UnixNano(), refs: refs}
+	r.packed = packedState{size: st.Size(), mtime: st.ModTime().UnixNano(), refs: refs, gen: r.gen}
 	return refs, nil
 }
 
@@ -179,6 +185,7 @@ func (r *Repo) parsePackedRefs(p string) (map[string]Ref, error) {
 // packed ones; symbolic refs (refs/remotes/origin/HEAD) are resolved.
 // Refs that do not resolve are left out.
 func (r *Repo) Refs() ([]Ref, error) {
+	r.gen++
 	packed, err := r.packedRefs()
 	if err != nil {
 		return nil, err
@@ -237,6 +244,7 @@ func (r *Repo) Refs() ([]Ref, error) {
 // NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME,
 // refs/remotes/NAME/HEAD.
 func (r *Repo) Resolve(name string) (ID, error) {
+	r.gen++ // one look at packed-refs per lookup, however many names it tries
 	if id, ok := ParseID(name); ok {
 		return r.peel(id)
 	}

@@ -90,6 +90,7 @@ type Repo struct {
 	cache   *objCache
 	trees   treeCache
 	packed  packedState
+	gen     int // counts lookups of refs: packed-refs is checked once in each
 	commits map[ID]*Commit
 	br      *bufio.Reader // reused by every read (a Repo runs one at a time)
 	zr      io.ReadCloser // a zlib reader, reused through zlib.Resetter
