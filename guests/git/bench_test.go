@@ -65,6 +65,7 @@ func BenchmarkGit(b *testing.B) {
 	wantTree := git(b, dir, "ls-tree", "-r", "HEAD")
 
 	b.Run("read/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			res, err := p.Read(ctx, "git://big/blob/HEAD/"+benchPath)
 			if err != nil || *res.Contents[0].Text != want {
@@ -74,6 +75,7 @@ func BenchmarkGit(b *testing.B) {
 	})
 	// Every iteration a different file: its blob is inflated, not cached.
 	b.Run("read-distinct/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		i := 0
 		for b.Loop() {
 			i = (i + 1) % benchFiles
@@ -83,6 +85,7 @@ func BenchmarkGit(b *testing.B) {
 		}
 	})
 	b.Run("read/native", func(b *testing.B) {
+		defer reportCPU(b)()
 		r, err := gitobj.Open(os.DirFS(dir), dir, ".", gitobj.Limits{})
 		require.NoError(b, err)
 		for b.Loop() {
@@ -122,6 +125,7 @@ func BenchmarkGit(b *testing.B) {
 		b.ReportMetric(float64(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())/float64(b.N), "git-cpu-ns/op")
 	})
 	b.Run("tree/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			res, err := p.Read(ctx, "git://big/tree/HEAD")
 			if err != nil || *res.Contents[0].Text != wantTree {
@@ -132,6 +136,7 @@ func BenchmarkGit(b *testing.B) {
 	// Alternating between two trees: the listing is built every time
 	// (from parsed trees kept in memory).
 	b.Run("tree-alternating/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		refs := []string{"git://big/tree/HEAD", "git://big/tree/base"}
 		i := 0
 		for b.Loop() {
@@ -149,6 +154,7 @@ func BenchmarkGit(b *testing.B) {
 		WithCompileTimeout(10*time.Minute).WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
 	require.NoError(b, err)
 	b.Run("read-fresh-instance/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			if _, err := fresh.Read(ctx, "git://big/blob/HEAD/"+benchPath); err != nil {
 				b.Fatal(err)
@@ -156,6 +162,7 @@ func BenchmarkGit(b *testing.B) {
 		}
 	})
 	b.Run("tree-fresh-instance/wasm", func(b *testing.B) {
+		defer reportCPU(b)()
 		for b.Loop() {
 			if _, err := fresh.Read(ctx, "git://big/tree/HEAD"); err != nil {
 				b.Fatal(err)
@@ -163,6 +170,7 @@ func BenchmarkGit(b *testing.B) {
 		}
 	})
 	b.Run("tree/native", func(b *testing.B) {
+		defer reportCPU(b)()
 		r, err := gitobj.Open(os.DirFS(dir), dir, ".", gitobj.Limits{})
 		require.NoError(b, err)
 		for b.Loop() {
@@ -217,5 +225,16 @@ func benchLoad(b *testing.B, guest string) {
 	load() // fills the cache
 	for b.Loop() {
 		load()
+	}
+}
+
+// reportCPU, deferred with its result called, reports this process's CPU
+// time per operation as cpu-ns/op.
+func reportCPU(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		}
 	}
 }
