@@ -15,48 +15,122 @@ type Change struct {
 }
 
 // DiffTrees lists the files that differ between trees a and b (either may
-// be the zero ID: an empty tree), in path order.
+// be the zero ID: an empty tree), in path order. Like git, it descends
+// only into subtrees whose ids differ, so a commit that changes one file
+// of a large tree reads a handful of trees; the trees and files it visits
+// count against Limits.MaxTreeEntries.
 func (r *Repo) DiffTrees(a, b ID) ([]Change, error) {
-	var list = func(id ID) (map[string]TreeEntry, []string, error) {
-		m := map[string]TreeEntry{}
-		if id == (ID{}) {
-			return m, nil, nil
-		}
-		files, err := r.Walk(id, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		names := make([]string, 0, len(files))
-		for _, f := range files {
-			m[f.Path] = f.TreeEntry
-			names = append(names, f.Path)
-		}
-		return m, names, nil
+	d := &treeDiff{r: r, budget: r.limits.MaxTreeEntries}
+	if err := d.diff(a, b, "", 0); err != nil {
+		return nil, err
 	}
-	if a == b {
+	sortChanges(d.out)
+	return d.out, nil
+}
+
+type treeDiff struct {
+	r      *Repo
+	budget int
+	out    []Change
+}
+
+func (d *treeDiff) spend(n int) error {
+	if d.budget -= n; d.budget < 0 {
+		return fmt.Errorf("diff: %w: more than %d entries: raise max_tree_entries", ErrLimit, d.r.limits.MaxTreeEntries)
+	}
+	return nil
+}
+
+// entries reads a tree, the zero ID being empty.
+func (d *treeDiff) entries(id ID) ([]TreeEntry, error) {
+	if id == (ID{}) {
 		return nil, nil
 	}
-	am, an, err := list(a)
-	if err != nil {
-		return nil, err
+	ents, err := d.r.Tree(id)
+	if err == nil {
+		err = d.spend(1 + len(ents))
 	}
-	bm, bn, err := list(b)
-	if err != nil {
-		return nil, err
+	return ents, err
+}
+
+func (d *treeDiff) diff(a, b ID, dir string, depth int) error {
+	if a == b {
+		return nil
 	}
-	var out []Change
-	for _, p := range an {
-		if e, ok := bm[p]; !ok || e.ID != am[p].ID || e.Mode != am[p].Mode {
-			out = append(out, Change{Path: p, Old: am[p], New: e})
+	if depth > maxTreeDepth {
+		return fmt.Errorf("diff: %w: trees nested deeper than %d", ErrLimit, maxTreeDepth)
+	}
+	ae, err := d.entries(a)
+	if err != nil {
+		return err
+	}
+	be, err := d.entries(b)
+	if err != nil {
+		return err
+	}
+	old := make(map[string]TreeEntry, len(ae))
+	for _, e := range ae {
+		old[e.Name] = e
+	}
+	join := func(name string) string {
+		if dir == "" {
+			return name
+		}
+		return dir + "/" + name
+	}
+	for _, n := range be {
+		o, had := old[n.Name]
+		delete(old, n.Name)
+		if had && o.ID == n.ID && o.Mode == n.Mode {
+			continue
+		}
+		var oldDir, newDir ID
+		var oldFile, newFile TreeEntry
+		if had && o.IsDir() {
+			oldDir = o.ID
+		} else if had {
+			oldFile = o
+		}
+		if n.IsDir() {
+			newDir = n.ID
+		} else {
+			newFile = n
+		}
+		if err := d.pair(join(n.Name), oldDir, newDir, oldFile, newFile, depth); err != nil {
+			return err
 		}
 	}
-	for _, p := range bn {
-		if _, ok := am[p]; !ok {
-			out = append(out, Change{Path: p, New: bm[p]})
+	for _, o := range ae {
+		if _, gone := old[o.Name]; !gone {
+			continue
+		}
+		var oldDir ID
+		var oldFile TreeEntry
+		if o.IsDir() {
+			oldDir = o.ID
+		} else {
+			oldFile = o
+		}
+		if err := d.pair(join(o.Name), oldDir, ID{}, oldFile, TreeEntry{}, depth); err != nil {
+			return err
 		}
 	}
-	sortChanges(out)
-	return out, nil
+	return nil
+}
+
+// pair records what changed at path p: a file on either side, and the
+// files below a directory on either side.
+func (d *treeDiff) pair(p string, oldDir, newDir ID, oldFile, newFile TreeEntry, depth int) error {
+	if oldFile.ID != (ID{}) || newFile.ID != (ID{}) {
+		if err := d.spend(1); err != nil {
+			return err
+		}
+		d.out = append(d.out, Change{Path: p, Old: oldFile, New: newFile})
+	}
+	if oldDir != (ID{}) || newDir != (ID{}) {
+		return d.diff(oldDir, newDir, p, depth+1)
+	}
+	return nil
 }
 
 func sortChanges(c []Change) {

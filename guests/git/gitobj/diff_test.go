@@ -61,6 +61,11 @@ func TestUnifiedDiffApplies(t *testing.T) {
 		require.NoError(t, err)
 		changes, err := r.DiffTrees(parent.Tree, c.Tree)
 		require.NoError(t, err)
+		var paths []string
+		for _, ch := range changes {
+			paths = append(paths, ch.Path)
+		}
+		require.Equal(t, strings.Fields(git(t, dir, "diff-tree", "-r", "--name-only", "--no-renames", parent.ID.String(), c.ID.String())), paths)
 		patch := r.UnifiedDiff(changes, 1<<20)
 		git(t, w, "checkout", "-q", "-f", parent.ID.String())
 		writeFile(t, work, "p.diff", []byte(patch))
