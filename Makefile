@@ -3,7 +3,7 @@ GO          ?= go
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLANG       ?= clang
 CFLAGS_WASM := --target=wasm32-wasi --sysroot=/usr -O2 -mexec-model=reactor -Wall -Werror -Wl,--strip-all -I guests/c
-GO_GUESTS   := notes files bench conformance httpjson sqlite
+GO_GUESTS   := notes files bench conformance httpjson sqlite git
 C_GUESTS    := cdocs cbench cfiles
 # The catalog example, once per SDK (guests/catalog): built by the rules below.
 CATALOGS    := catalog-go catalog-c catalog-rust catalog-as
