@@ -45,8 +45,8 @@ func GrantReport(d *abi.Describe, g Grants) []GrantLine {
 // fsReport shows each granted path where the guest sees it. Filesystem
 // requests are informational (a grant is mounted at its real path, or at
 // the guest path the operator gives, never at a requested path): a grant
-// mounted where the provider asked, or a request for "/" (any path: the
-// provider serves whatever it is given), pairs with it; a request left
+// that happens to be mounted at the requested path, or a request for "/"
+// (any path: the provider serves whatever it is given), pairs with it; a request left
 // alone says where to map a grant if the provider reads only that path.
 func fsReport(reqs []abi.FSRequest, dirs []DirGrant) []GrantLine {
 	var out, lines []GrantLine

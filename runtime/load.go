@@ -169,7 +169,8 @@ func compileModule(ctx context.Context, wr wazero.Runtime, wasm []byte) (c wazer
 }
 
 // initialize links the host modules, makes the first instance, calls
-// describe, and mounts granted directories where the provider asked.
+// describe, and mounts the granted directories, each at its real path or
+// at the guest path the operator gave (never where the provider asks).
 func (p *Provider) initialize(ctx context.Context) error {
 	if err := instantiateWASI(ctx, p.wr); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)

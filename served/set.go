@@ -11,10 +11,12 @@
 //
 //	loader := served.NewLoader(rt, served.ResolveFile, log)
 //	first, err := loader.Load(ctx, cfg)
-//	srv, err := server.New(server.NewConfig().WithProviders(asServerProviders(first)...))
+//	// serverProviders and publishTo adapt *Provider to the server's
+//	// interface (cmd/mcp-wasm/serve.go has both).
+//	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...))
 //	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv)})
 //	defer set.Close(ctx)
-//	go set.Watch(ctx, hup, time.Second) // SIGHUP and file changes reload
+//	go set.Watch(ctx, hup, true, time.Second) // SIGHUP and file changes reload
 //
 // It knows nothing of MCP: the server is reached through the Publish and
 // ChangeSink functions the caller gives. It refuses to do anything else:
