@@ -35,12 +35,21 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 		return nil, err
 	}
 	accept := strings.Join([]string{MediaTypeManifest, MediaTypeIndex, mediaTypeDockerManifest, mediaTypeDockerList}, ", ")
-	mb, md, ctype, err := s.readManifest(ctx, ref.identifier(), accept, MaxManifestSize)
+	top, md, ctype, err := s.readManifest(ctx, ref.identifier(), accept, MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}
-	if ctype == MediaTypeIndex || ctype == mediaTypeDockerList {
-		return nil, fmt.Errorf("%s: %w: the registry serves an image index, not a module manifest: push the module with mcp-wasm push", ref, ErrNotModule)
+	mb := top
+	if isIndexType(ctype) || isIndex(top) {
+		// A multi-platform image: its wasi/wasm manifest, fetched by the
+		// digest the index (itself pinned by md) names.
+		d, err := ChooseFromIndex(top)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		if mb, _, _, err = s.readManifest(ctx, d.Digest, MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize); err != nil {
+			return nil, err
+		}
 	}
 	mod, err := ParseModuleManifest(mb, maxLayer)
 	if err != nil {
@@ -49,8 +58,16 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 	if err := s.blob(ctx, mod.Layer, store); err != nil {
 		return nil, err
 	}
-	if _, err := store.WriteBytes(mb); err != nil {
-		return nil, err
+	if mod.Packing != PackRaw {
+		// Refuse a tar without exactly one module now, not at load.
+		if _, err := store.Module(mod, maxLayer); err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+	}
+	for _, b := range [][]byte{mb, top} {
+		if _, err := store.WriteBytes(b); err != nil {
+			return nil, err
+		}
 	}
 	p := &Pulled{Ref: ref.Pinned(md), Manifest: mod}
 	p.Bundles, p.ReferrersErr = s.bundles(ctx, md, store)
@@ -72,11 +89,7 @@ func Local(store *Store, ref Ref, maxLayer int64) (*Pulled, error) {
 			return nil, err
 		}
 	}
-	mb, err := store.Read(d, MaxManifestSize)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := ParseModuleManifest(mb, maxLayer)
+	mod, err := storedManifest(store, d, maxLayer)
 	if err != nil {
 		return nil, fmt.Errorf("stored manifest of %s: %w", ref, err)
 	}
@@ -84,6 +97,34 @@ func Local(store *Store, ref Ref, maxLayer int64) (*Pulled, error) {
 		return nil, fmt.Errorf("module layer %s of %s: %w", mod.Layer.Digest, ref, errNotStored)
 	}
 	return &Pulled{Ref: ref.Pinned(d), Manifest: mod, Bundles: store.Referrers(d)}, nil
+}
+
+// storedManifest parses manifest d from the store, following an image
+// index to its wasi/wasm manifest.
+func storedManifest(store *Store, d string, maxLayer int64) (*Module, error) {
+	b, err := store.Read(d, MaxManifestSize)
+	if err != nil {
+		return nil, err
+	}
+	if isIndex(b) {
+		c, err := ChooseFromIndex(b)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = store.Read(c.Digest, MaxManifestSize); err != nil {
+			return nil, err
+		}
+	}
+	return ParseModuleManifest(b, maxLayer)
+}
+
+// isIndex reports whether manifest bytes are an image index.
+func isIndex(b []byte) bool {
+	var m struct {
+		MediaType string            `json:"mediaType"`
+		Manifests []json.RawMessage `json:"manifests"`
+	}
+	return json.Unmarshal(b, &m) == nil && (isIndexType(m.MediaType) || len(m.Manifests) > 0)
 }
 
 var errNotStored = fmt.Errorf("not in the store: %w", fs.ErrNotExist)
