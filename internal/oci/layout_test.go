@@ -286,3 +286,34 @@ func FuzzExtractModule(f *testing.F) {
 		_, _ = ChooseFromIndex(b)
 	})
 }
+
+// A cosign signature in the .sig tag layout (cosign 2's default: a
+// simple-signing payload layer, the signature in an annotation) is found
+// and reported when the module has no bundle, so that a policy refusal
+// can name it; it is never counted as a bundle.
+func TestPullFindsCosignSigTag(t *testing.T) {
+	tr := newTestRegistry(t, false)
+	pinned := push(t, tr, "acme/mod:1", testWasm(100))
+	p, err := tr.client().Pull(ctx(t), tr.ref(t, "acme/mod:1"), newStore(t), 1<<20)
+	require.NoError(t, err)
+	require.Empty(t, p.CosignSig)
+
+	s, err := tr.client().open(ctx(t), pinned, true)
+	require.NoError(t, err)
+	payload := []byte(`{"critical":{"identity":{"docker-reference":"` + tr.host + `/acme/mod"},"image":{"docker-manifest-digest":"` + pinned.Digest + `"},"type":"cosign container image signature"},"optional":null}`)
+	cfg := []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["` + Digest(payload) + `"]}}`)
+	require.NoError(t, s.putBlob(ctx(t), payload, MediaTypeCosignSig))
+	require.NoError(t, s.putBlob(ctx(t), cfg, "application/vnd.oci.image.config.v1+json"))
+	m, err := json.Marshal(manifest{SchemaVersion: 2, MediaType: MediaTypeManifest,
+		Config: Descriptor{MediaType: "application/vnd.oci.image.config.v1+json", Digest: Digest(cfg), Size: int64(len(cfg))},
+		Layers: []Descriptor{{MediaType: MediaTypeCosignSig, Digest: Digest(payload), Size: int64(len(payload)),
+			Annotations: map[string]string{"dev.cosignproject.cosign/signature": "MEUCIQDx"}}}})
+	require.NoError(t, err)
+	_, err = s.putManifest(ctx(t), "sha256-"+DigestHex(pinned.Digest)+".sig", m, MediaTypeManifest)
+	require.NoError(t, err)
+
+	p, err = tr.client().Pull(ctx(t), tr.ref(t, "acme/mod:1"), newStore(t), 1<<20)
+	require.NoError(t, err)
+	require.Equal(t, Digest(m), p.CosignSig)
+	require.Empty(t, p.Bundles)
+}

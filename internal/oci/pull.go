@@ -23,6 +23,10 @@ type Pulled struct {
 	// ReferrersErr says why attached bundles could not be listed (the
 	// module itself was pulled); nil when the listing worked.
 	ReferrersErr error
+	// CosignSig is the digest of a cosign signature in the older .sig
+	// tag layout (sha256-HEX.sig, cosign 2's default), when the manifest
+	// has one and no bundle: it is not verified, only reported.
+	CosignSig string
 }
 
 // Pull asks the registry for ref (resolving a tag), stores its manifest,
@@ -75,6 +79,9 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 		return nil, err
 	}
 	p.Bundles = store.Referrers(md)
+	if len(p.Bundles) == 0 {
+		p.CosignSig = s.cosignSig(ctx, md)
+	}
 	return p, store.SetTag(ref, md)
 }
 
@@ -179,6 +186,25 @@ func (s *session) referrersIndex(ctx context.Context, md string) ([]byte, error)
 		return nil, nil
 	}
 	return b, err
+}
+
+// MediaTypeCosignSig is the layer media type of a cosign signature in the
+// .sig tag layout: a simple-signing payload naming the manifest digest,
+// the signature in an annotation.
+const MediaTypeCosignSig = "application/vnd.dev.cosign.simplesigning.v1+json"
+
+// cosignSig returns the digest of the cosign .sig tag manifest signing
+// md, or "" when there is none (or it cannot be read: it is only reported).
+func (s *session) cosignSig(ctx context.Context, md string) string {
+	b, d, _, err := s.readManifest(ctx, "sha256-"+DigestHex(md)+".sig", MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize)
+	if err != nil {
+		return ""
+	}
+	var m manifest
+	if json.Unmarshal(b, &m) != nil || len(m.Layers) == 0 || m.Layers[0].MediaType != MediaTypeCosignSig {
+		return ""
+	}
+	return d
 }
 
 // bundle fetches one bundle referrer of md into the store.

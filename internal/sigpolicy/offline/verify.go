@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -108,6 +109,9 @@ func parse(raw []byte) (*bundle.Bundle, sigpolicy.Identity, error) {
 	if len(raw) > sigpolicy.MaxBundleSize {
 		return nil, sigpolicy.Identity{}, fmt.Errorf("bundle is %d bytes, over the %d read", len(raw), sigpolicy.MaxBundleSize)
 	}
+	if legacyCosignBundle(raw) {
+		return nil, sigpolicy.Identity{}, errors.New(legacyBundleRefusal)
+	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(raw); err != nil {
 		return nil, sigpolicy.Identity{}, fmt.Errorf("malformed bundle: %v", err)
@@ -142,4 +146,20 @@ func (Engine) Describe(bundles [][]byte) ([]string, error) {
 		out = append(out, id.String())
 	}
 	return out, nil
+}
+
+// legacyBundleRefusal is why a cosign 2 sign-blob --bundle file does not
+// count, and how to make one that does.
+const legacyBundleRefusal = "a cosign 2 sign-blob --bundle file (cosign's own format: base64Signature, cert, rekorBundle), not a Sigstore bundle, and it is not verified: re-sign with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm (cosign 3 does so by default)"
+
+// legacyCosignBundle reports whether raw is cosign 2's own sign-blob
+// bundle format rather than a Sigstore bundle.
+func legacyCosignBundle(raw []byte) bool {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) != nil {
+		return false
+	}
+	_, sig := probe["base64Signature"]
+	_, media := probe["mediaType"]
+	return sig && !media
 }

@@ -92,6 +92,16 @@ func TestVerify(t *testing.T) {
 		{name: "oversized bundle", spec: byAlice,
 			bundles: [][]byte{bytes.Repeat([]byte(" "), sigpolicy.MaxBundleSize+1)},
 			err:     []string{"over the 1048576 read"}},
+		// cosign 2's sign-blob --bundle file (cosign's LocalSignedPayload:
+		// keyless with cert and rekorBundle; with --key and
+		// --tlog-upload=false the signature alone): not verified, named,
+		// with the flag that re-signs it.
+		{name: "cosign 2 sign-blob --bundle, keyless", spec: byAlice,
+			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx","cert":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==","rekorBundle":{"SignedEntryTimestamp":"MEQC","Payload":{"body":"e30=","integratedTime":1700000000,"logIndex":1,"logID":"c0d2"}}}`)},
+			err: []string{"bundle 1: a cosign 2 sign-blob --bundle file", "re-sign with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
+		{name: "cosign 2 sign-blob --bundle, key", spec: byKey,
+			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx"}`)},
+			err: []string{"a cosign 2 sign-blob --bundle file", "--new-bundle-format"}},
 		{name: "unsigned", spec: byAlice, err: []string{"carries no Sigstore bundle", "wants a signature by " + alice}},
 		{name: "key sign-blob", spec: byKey, bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
 		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, sigpolicy.CosignSignPredicate)}, signer: "key sha256:"},
@@ -121,6 +131,20 @@ func TestVerify(t *testing.T) {
 }
 
 func truncate(b []byte) []byte { return b[:len(b)/2] }
+
+// A module signed only the way cosign 2 signs images by default (the
+// sha256-HEX.sig tag) is refused as unsigned, naming that signature and
+// the flag that re-signs it as a bundle; never accepted.
+func TestVerifyNamesCosignSigTag(t *testing.T) {
+	sig := sigtest.NewKeyless(t, t.TempDir())
+	p := compile(t, sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, Issuer: issuer}}, TrustedRoot: sig.RootFile})
+	s := subject(module)
+	s.CosignSig = "sha256-" + strings.TrimPrefix(s.Digest, "sha256:") + ".sig"
+	_, err := p.Verify(s, nil)
+	require.ErrorIs(t, err, sigpolicy.ErrUnsigned)
+	require.ErrorContains(t, err, "only a cosign signature in the older .sig tag layout ("+s.CosignSig+", cosign 2's default), which is not verified")
+	require.ErrorContains(t, err, "cosign sign --new-bundle-format REF@DIGEST")
+}
 
 func TestCompileRefuses(t *testing.T) {
 	dir := t.TempDir()

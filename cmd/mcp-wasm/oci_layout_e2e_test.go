@@ -1,0 +1,79 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+)
+
+// wasiImage is a Docker+Wasm image the way `docker buildx build
+// --platform wasi/wasm` of a `FROM scratch` + `COPY plugin.wasm /` makes
+// it (the layout hyper-mcp's plugins ship in): an index choosing wasi/wasm
+// beside an attestation-like entry, an image whose one layer is a tar.gz
+// holding the module. go-containerregistry builds it, not our code.
+func wasiImage(t *testing.T, wasm []byte) v1.ImageIndex {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "plugin.wasm", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(wasm))}))
+	_, err := tw.Write(wasm)
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	require.NoError(t, zw.Close())
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), static.NewLayer(buf.Bytes(), types.OCILayer))
+	require.NoError(t, err)
+	cfg, err := img.ConfigFile()
+	require.NoError(t, err)
+	cfg.OS, cfg.Architecture = "wasi", "wasm"
+	img, err = mutate.ConfigFile(img, cfg)
+	require.NoError(t, err)
+	other, err := random.Image(64, 1)
+	require.NoError(t, err)
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex),
+		mutate.IndexAddendum{Add: other, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "unknown", Architecture: "unknown"}}},
+		mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "wasi", Architecture: "wasm"}}})
+}
+
+// TestE2E_OCIContainerImage: a wasi/wasm container image is pulled, pinned
+// to its index's digest and served through a real MCP client; an image
+// with no module in it is refused with the command that publishes one.
+func TestE2E_OCIContainerImage(t *testing.T) {
+	f := newOCIFixture(t)
+	idx := wasiImage(t, defaultprovider.Wasm())
+	ref, err := name.ParseReference(f.reg.Host+"/acme/wasi-image:1", name.Insecure)
+	require.NoError(t, err)
+	require.NoError(t, remote.WriteIndex(ref, idx))
+	d, err := idx.Digest()
+	require.NoError(t, err)
+	pinned := "oci://" + f.reg.Host + "/acme/wasi-image:1@" + d.String()
+
+	code, out := ociCLI(t, "pull", "--insecure-registry", f.reg.Host, f.reg.Host+"/acme/wasi-image:1")
+	require.Zero(t, code, out)
+	require.Contains(t, out, pinned)
+	cs := connect(t, "2025-11-25", "--module", pinned, "--allow-dir", f.data, "--insecure-registry", f.reg.Host)
+	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, uris(t, cs))
+	require.NoError(t, cs.Close())
+
+	img, err := random.Image(512, 1)
+	require.NoError(t, err)
+	ref, err = name.ParseReference(f.reg.Host+"/acme/image:1", name.Insecure)
+	require.NoError(t, err)
+	require.NoError(t, remote.Write(ref, img))
+	code, out = ociCLI(t, "pull", "--insecure-registry", f.reg.Host, f.reg.Host+"/acme/image:1")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "the tar holds no .wasm file")
+	require.Contains(t, out, "oras push REG/REPO:TAG --artifact-type application/vnd.wasm.config.v0+json module.wasm:application/wasm")
+}
