@@ -98,10 +98,10 @@ func TestVerify(t *testing.T) {
 		// with the flag that re-signs it.
 		{name: "cosign 2 sign-blob --bundle, keyless", spec: byAlice,
 			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx","cert":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==","rekorBundle":{"SignedEntryTimestamp":"MEQC","Payload":{"body":"e30=","integratedTime":1700000000,"logIndex":1,"logID":"c0d2"}}}`)},
-			err: []string{"bundle 1: a cosign 2 sign-blob --bundle file", "re-sign with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
+			err:     []string{"bundle 1: a cosign 2 sign-blob --bundle file", "re-sign with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
 		{name: "cosign 2 sign-blob --bundle, key", spec: byKey,
 			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx"}`)},
-			err: []string{"a cosign 2 sign-blob --bundle file", "--new-bundle-format"}},
+			err:     []string{"a cosign 2 sign-blob --bundle file", "--new-bundle-format"}},
 		{name: "unsigned", spec: byAlice, err: []string{"carries no Sigstore bundle", "wants a signature by " + alice}},
 		{name: "key sign-blob", spec: byKey, bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
 		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, sigpolicy.CosignSignPredicate)}, signer: "key sha256:"},
