@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -17,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/cmd/mcp-wasm/defaultprovider"
+	"github.com/mcp-wasm/mcp-wasm/internal/oci"
+	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 )
 
 // wasiImage is a Docker+Wasm image the way `docker buildx build
@@ -76,4 +80,39 @@ func TestE2E_OCIContainerImage(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "the tar holds no .wasm file")
 	require.Contains(t, out, "oras push REG/REPO:TAG --artifact-type application/vnd.wasm.config.v0+json module.wasm:application/wasm")
+}
+
+// rawManifest is a manifest to PUT as it is.
+type rawManifest struct {
+	b  []byte
+	mt types.MediaType
+}
+
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
+func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
+
+// TestE2E_OCICosignSigTag: a module whose only signature is cosign 2's
+// default .sig tag is refused by a signature policy, the refusal naming
+// that signature and the cosign flag that re-signs it as a bundle.
+func TestE2E_OCICosignSigTag(t *testing.T) {
+	f := newOCIFixture(t)
+	pinned := f.push(t, f.files, "acme/sigtag:1")
+	r, err := oci.ParseRef(pinned)
+	require.NoError(t, err)
+	repo, err := name.NewRepository(f.reg.Host+"/acme/sigtag", name.Insecure)
+	require.NoError(t, err)
+	payload := []byte(`{"critical":{"identity":{"docker-reference":"` + f.reg.Host + `/acme/sigtag"},"image":{"docker-manifest-digest":"` + r.Digest + `"},"type":"cosign container image signature"},"optional":null}`)
+	cfg := []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["` + oci.Digest(payload) + `"]}}`)
+	require.NoError(t, remote.WriteLayer(repo, static.NewLayer(payload, oci.MediaTypeCosignSig)))
+	require.NoError(t, remote.WriteLayer(repo, static.NewLayer(cfg, types.OCIConfigJSON)))
+	m := fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":%d,"digest":%q},"layers":[{"mediaType":%q,"size":%d,"digest":%q,"annotations":{"dev.cosignproject.cosign/signature":"MEUCIQDx"}}]}`,
+		len(cfg), oci.Digest(cfg), oci.MediaTypeCosignSig, len(payload), oci.Digest(payload))
+	require.NoError(t, remote.Put(repo.Tag("sha256-"+oci.DigestHex(r.Digest)+".sig"), rawManifest{[]byte(m), types.OCIManifestSchema1}))
+
+	sig := sigtest.NewKeyless(t, f.dir)
+	code, out := ociCLI(t, "pull", "--insecure-registry", f.reg.Host, "--signature-identity", alice, "--signature-issuer", issuer,
+		"--trusted-root", sig.RootFile, strings.TrimPrefix(pinned, "oci://"))
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "only a cosign signature in the older .sig tag layout (sha256-"+oci.DigestHex(r.Digest)+".sig, cosign 2's default), which is not verified")
+	require.Contains(t, out, "cosign sign --new-bundle-format REF@DIGEST")
 }
