@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -91,28 +92,48 @@ type rawManifest struct {
 func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
 func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
-// TestE2E_OCICosignSigTag: a module whose only signature is cosign 2's
-// default .sig tag is refused by a signature policy, the refusal naming
-// that signature and the cosign flag that re-signs it as a bundle.
+// TestE2E_OCICosignSigTag: a module signed with cosign 2's default, the
+// .sig tag, with a key: it verifies under a --signature-key policy, by the
+// verifier program, and is refused under another key; with a certificate
+// (keyless) it is refused naming the flag that re-signs it as a bundle.
 func TestE2E_OCICosignSigTag(t *testing.T) {
 	f := newOCIFixture(t)
-	pinned := f.push(t, f.files, "acme/sigtag:1")
-	r, err := oci.ParseRef(pinned)
-	require.NoError(t, err)
-	repo, err := name.NewRepository(f.reg.Host+"/acme/sigtag", name.Insecure)
-	require.NoError(t, err)
-	payload := []byte(`{"critical":{"identity":{"docker-reference":"` + f.reg.Host + `/acme/sigtag"},"image":{"docker-manifest-digest":"` + r.Digest + `"},"type":"cosign container image signature"},"optional":null}`)
-	cfg := []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["` + oci.Digest(payload) + `"]}}`)
-	require.NoError(t, remote.WriteLayer(repo, static.NewLayer(payload, oci.MediaTypeCosignSig)))
-	require.NoError(t, remote.WriteLayer(repo, static.NewLayer(cfg, types.OCIConfigJSON)))
-	m := fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":%d,"digest":%q},"layers":[{"mediaType":%q,"size":%d,"digest":%q,"annotations":{"dev.cosignproject.cosign/signature":"MEUCIQDx"}}]}`,
-		len(cfg), oci.Digest(cfg), oci.MediaTypeCosignSig, len(payload), oci.Digest(payload))
-	require.NoError(t, remote.Put(repo.Tag("sha256-"+oci.DigestHex(r.Digest)+".sig"), rawManifest{[]byte(m), types.OCIManifestSchema1}))
-
+	key := sigtest.NewKey(t, f.dir, "cosign.pub")
+	other := sigtest.NewKey(t, f.dir, "other.pub")
 	sig := sigtest.NewKeyless(t, f.dir)
-	code, out := ociCLI(t, "pull", "--insecure-registry", f.reg.Host, "--signature-identity", alice, "--signature-issuer", issuer,
-		"--trusted-root", sig.RootFile, strings.TrimPrefix(pinned, "oci://"))
+	sign := func(repoTag string, ann map[string]string) string {
+		pinned := f.push(t, f.files, repoTag)
+		r, err := oci.ParseRef(pinned)
+		require.NoError(t, err)
+		repo, err := name.NewRepository(f.reg.Host+"/"+r.Repository, name.Insecure)
+		require.NoError(t, err)
+		payload := sigtest.SimpleSigning(repo.String(), r.Digest)
+		cfg := []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["` + oci.Digest(payload) + `"]}}`)
+		require.NoError(t, remote.WriteLayer(repo, static.NewLayer(payload, oci.MediaTypeCosignSig)))
+		require.NoError(t, remote.WriteLayer(repo, static.NewLayer(cfg, types.OCIConfigJSON)))
+		ann["dev.cosignproject.cosign/signature"] = key.SignPayload(t, payload)
+		annJSON, err := json.Marshal(ann)
+		require.NoError(t, err)
+		m := fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":%d,"digest":%q},"layers":[{"mediaType":%q,"size":%d,"digest":%q,"annotations":%s}]}`,
+			len(cfg), oci.Digest(cfg), oci.MediaTypeCosignSig, len(payload), oci.Digest(payload), annJSON)
+		require.NoError(t, remote.Put(repo.Tag("sha256-"+oci.DigestHex(r.Digest)+".sig"), rawManifest{[]byte(m), types.OCIManifestSchema1}))
+		return pinned
+	}
+	pull := func(pinned string, policy ...string) (int, string) {
+		return ociCLI(t, append(append([]string{"pull", "--insecure-registry", f.reg.Host}, policy...), strings.TrimPrefix(pinned, "oci://"))...)
+	}
+
+	pinned := sign("acme/sigtag:1", map[string]string{})
+	code, out := pull(pinned, "--signature-key", key.PubFile)
+	require.Zero(t, code, out)
+	require.Contains(t, out, "cosign.pub")
+	code, out = pull(pinned, "--signature-key", other.PubFile)
 	require.Equal(t, 1, code, out)
-	require.Contains(t, out, "only a cosign signature in the older .sig tag layout (sha256-"+oci.DigestHex(r.Digest)+".sig, cosign 2's default), which is not verified")
+	require.Contains(t, out, "a cosign .sig tag signature by none of the policy's keys")
+
+	keyless := sign("acme/sigtag:2", map[string]string{"dev.sigstore.cosign/certificate": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"})
+	code, out = pull(keyless, "--signature-identity", alice, "--signature-issuer", issuer, "--trusted-root", sig.RootFile)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "keyless cosign .sig tag signature, which is not verified")
 	require.Contains(t, out, "cosign sign --new-bundle-format REF@DIGEST")
 }

@@ -50,10 +50,6 @@ func (r *Resolver) fromRegistry(ctx context.Context, req Request, pin string) (*
 		m.Notes = append(m.Notes, fmt.Sprintf("signatures attached to %s could not all be read: %v", pinned, p.ReferrersErr))
 	}
 	subject = sigpolicy.Subject{Digest: pinned.Digest, What: fmt.Sprintf("%s (manifest %s)", ref, pinned.Digest)}
-	if p.CosignSig != "" {
-		subject.CosignSig = "sha256-" + oci.DigestHex(pinned.Digest) + ".sig"
-		m.Notes = append(m.Notes, fmt.Sprintf("%s has a cosign signature in the older .sig tag layout, which is not verified: re-sign it with cosign sign --new-bundle-format", pinned))
-	}
 	return m, bundles, subject, nil
 }
 

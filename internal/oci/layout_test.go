@@ -288,15 +288,16 @@ func FuzzExtractModule(f *testing.F) {
 }
 
 // A cosign signature in the .sig tag layout (cosign 2's default: a
-// simple-signing payload layer, the signature in an annotation) is found
-// and reported when the module has no bundle, so that a policy refusal
-// can name it; it is never counted as a bundle.
+// simple-signing payload layer, the signature and certificate in
+// annotations) is fetched, its payload checked against its digest, and
+// handed on beside the bundles as a CosignSig document, kept in the store
+// for offline loads.
 func TestPullFindsCosignSigTag(t *testing.T) {
 	tr := newTestRegistry(t, false)
 	pinned := push(t, tr, "acme/mod:1", testWasm(100))
 	p, err := tr.client().Pull(ctx(t), tr.ref(t, "acme/mod:1"), newStore(t), 1<<20)
 	require.NoError(t, err)
-	require.Empty(t, p.CosignSig)
+	require.Empty(t, p.Bundles)
 
 	s, err := tr.client().open(ctx(t), pinned, true)
 	require.NoError(t, err)
@@ -307,13 +308,24 @@ func TestPullFindsCosignSigTag(t *testing.T) {
 	m, err := json.Marshal(manifest{SchemaVersion: 2, MediaType: MediaTypeManifest,
 		Config: Descriptor{MediaType: "application/vnd.oci.image.config.v1+json", Digest: Digest(cfg), Size: int64(len(cfg))},
 		Layers: []Descriptor{{MediaType: MediaTypeCosignSig, Digest: Digest(payload), Size: int64(len(payload)),
-			Annotations: map[string]string{"dev.cosignproject.cosign/signature": "MEUCIQDx"}}}})
+			Annotations: map[string]string{annotationCosignSignature: "MEUCIQDx", annotationCosignCert: "PEM"}}}})
 	require.NoError(t, err)
 	_, err = s.putManifest(ctx(t), "sha256-"+DigestHex(pinned.Digest)+".sig", m, MediaTypeManifest)
 	require.NoError(t, err)
 
-	p, err = tr.client().Pull(ctx(t), tr.ref(t, "acme/mod:1"), newStore(t), 1<<20)
+	store := newStore(t)
+	p, err = tr.client().Pull(ctx(t), tr.ref(t, "acme/mod:1"), store, 1<<20)
 	require.NoError(t, err)
-	require.Equal(t, Digest(m), p.CosignSig)
-	require.Empty(t, p.Bundles)
+	require.NoError(t, p.ReferrersErr)
+	require.Len(t, p.Bundles, 1)
+	b, err := store.Read(p.Bundles[0], 1<<20)
+	require.NoError(t, err)
+	var doc CosignSig
+	require.NoError(t, json.Unmarshal(b, &doc))
+	require.Equal(t, CosignSig{MediaType: MediaTypeCosignSig, Payload: payload, Signature: "MEUCIQDx", Certificate: "PEM"}, doc)
+
+	tr.Close()
+	l, err := Local(store, pinned, 1<<20)
+	require.NoError(t, err)
+	require.Equal(t, p.Bundles, l.Bundles, "offline, the signature is still there")
 }

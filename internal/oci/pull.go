@@ -23,10 +23,6 @@ type Pulled struct {
 	// ReferrersErr says why attached bundles could not be listed (the
 	// module itself was pulled); nil when the listing worked.
 	ReferrersErr error
-	// CosignSig is the digest of a cosign signature in the older .sig
-	// tag layout (sha256-HEX.sig, cosign 2's default), when the manifest
-	// has one and no bundle: it is not verified, only reported.
-	CosignSig string
 }
 
 // Pull asks the registry for ref (resolving a tag), stores its manifest,
@@ -75,13 +71,15 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 	}
 	p := &Pulled{Ref: ref.Pinned(md), Manifest: mod}
 	p.Bundles, p.ReferrersErr = s.bundles(ctx, md, store)
+	sigs, err := s.cosignSigs(ctx, md, store)
+	p.Bundles = append(p.Bundles, sigs...)
+	if err != nil {
+		p.ReferrersErr = errors.Join(p.ReferrersErr, err)
+	}
 	if err := store.AddReferrers(md, p.Bundles); err != nil {
 		return nil, err
 	}
 	p.Bundles = store.Referrers(md)
-	if len(p.Bundles) == 0 {
-		p.CosignSig = s.cosignSig(ctx, md)
-	}
 	return p, store.SetTag(ref, md)
 }
 
@@ -189,22 +187,76 @@ func (s *session) referrersIndex(ctx context.Context, md string) ([]byte, error)
 }
 
 // MediaTypeCosignSig is the layer media type of a cosign signature in the
-// .sig tag layout: a simple-signing payload naming the manifest digest,
-// the signature in an annotation.
+// .sig tag layout (cosign 2's default): a simple-signing payload naming
+// the manifest digest, the signature in an annotation. It is also the
+// mediaType of the CosignSig documents the store keeps for them.
 const MediaTypeCosignSig = "application/vnd.dev.cosign.simplesigning.v1+json"
 
-// cosignSig returns the digest of the cosign .sig tag manifest signing
-// md, or "" when there is none (or it cannot be read: it is only reported).
-func (s *session) cosignSig(ctx context.Context, md string) string {
-	b, d, _, err := s.readManifest(ctx, "sha256-"+DigestHex(md)+".sig", MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize)
+// Annotations of a cosign .sig layer.
+const (
+	annotationCosignSignature = "dev.cosignproject.cosign/signature"
+	annotationCosignCert      = "dev.sigstore.cosign/certificate"
+	annotationCosignChain     = "dev.sigstore.cosign/chain"
+	annotationCosignBundle    = "dev.sigstore.cosign/bundle"
+	maxCosignPayload          = 64 << 10 // a simple-signing payload is a few hundred bytes
+)
+
+// CosignSig is one signature of a cosign .sig tag, gathered into one
+// document that travels with the Sigstore bundles (the verifier tells
+// them apart by MediaType): the payload it signs and the layer's
+// annotations, uninterpreted.
+type CosignSig struct {
+	MediaType   string `json:"mediaType"` // MediaTypeCosignSig
+	Payload     []byte `json:"payload"`   // the simple-signing JSON, as signed
+	Signature   string `json:"signature"` // base64, as in the annotation
+	Certificate string `json:"certificate,omitempty"`
+	Chain       string `json:"chain,omitempty"`
+	RekorBundle string `json:"rekorBundle,omitempty"`
+}
+
+// cosignSigs fetches the signatures of the cosign .sig tag of md, if it
+// has one, stores each as a CosignSig document (at most MaxBundles) and
+// returns their digests.
+func (s *session) cosignSigs(ctx context.Context, md string, store *Store) ([]string, error) {
+	b, _, _, err := s.readManifest(ctx, "sha256-"+DigestHex(md)+".sig", MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
-		return ""
+		return nil, fmt.Errorf("cosign .sig tag: %w", err)
 	}
 	var m manifest
-	if json.Unmarshal(b, &m) != nil || len(m.Layers) == 0 || m.Layers[0].MediaType != MediaTypeCosignSig {
-		return ""
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("cosign .sig tag: not JSON: %v", err)
 	}
-	return d
+	var out []string
+	for _, l := range m.Layers[:min(len(m.Layers), MaxBundles)] {
+		if l.MediaType != MediaTypeCosignSig || l.Annotations[annotationCosignSignature] == "" {
+			continue
+		}
+		if _, err := ParseDigest(l.Digest); err != nil || l.Size < 0 || l.Size > maxCosignPayload {
+			return out, fmt.Errorf("cosign .sig tag: a payload of %d bytes (at most %d are read) or a bad digest", l.Size, maxCosignPayload)
+		}
+		if err := s.blob(ctx, l, store); err != nil {
+			return out, fmt.Errorf("cosign .sig payload: %w", err)
+		}
+		payload, err := store.Read(l.Digest, maxCosignPayload)
+		if err != nil {
+			return out, err
+		}
+		doc, err := json.Marshal(CosignSig{MediaType: MediaTypeCosignSig, Payload: payload,
+			Signature: l.Annotations[annotationCosignSignature], Certificate: l.Annotations[annotationCosignCert],
+			Chain: l.Annotations[annotationCosignChain], RekorBundle: l.Annotations[annotationCosignBundle]})
+		if err != nil {
+			return out, err
+		}
+		d, err := store.WriteBytes(doc)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // bundle fetches one bundle referrer of md into the store.

@@ -30,10 +30,6 @@ var (
 type Subject struct {
 	Digest string // "sha256:<hex>"
 	What   string // for messages: "module sha256:…", "manifest sha256:… of oci://…"
-	// CosignSig names a cosign signature in the older .sig tag layout
-	// that the subject has beside no bundle: not verified, but named in
-	// the refusal with the flag that re-signs it.
-	CosignSig string
 }
 
 // Identity is a signer as a bundle names it.
@@ -72,9 +68,6 @@ func (p *Policy) Verify(subject Subject, bundles [][]byte) (*Verified, error) {
 	digest, err := hex.DecodeString(strings.TrimPrefix(subject.Digest, "sha256:"))
 	if err != nil || len(digest) != 32 {
 		return nil, fmt.Errorf("subject digest %q is not sha256", subject.Digest)
-	}
-	if len(bundles) == 0 && subject.CosignSig != "" {
-		return nil, fmt.Errorf("%w: %s carries no Sigstore bundle, only a cosign signature in the older .sig tag layout (%s, cosign 2's default), which is not verified: re-sign it as a bundle with cosign sign --new-bundle-format REF@DIGEST (cosign 3 does so by default), signed by %s", ErrUnsigned, subject.What, subject.CosignSig, p.Wanted())
 	}
 	if len(bundles) == 0 {
 		return nil, fmt.Errorf("%w: %s carries no Sigstore bundle, and the policy wants a signature by %s: sign it (cosign sign REF, or cosign sign-blob --bundle FILE.wasm.sigstore.json FILE.wasm), or drop the signer requirement", ErrUnsigned, subject.What, p.Wanted())

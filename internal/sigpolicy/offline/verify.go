@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -39,6 +38,14 @@ func (Engine) Verify(spec sigpolicy.Spec, digest []byte, bundles [][]byte) ([]si
 
 // check verifies one bundle against digest and the policy.
 func (p *policy) check(digest, raw []byte) (sigpolicy.Identity, error) {
+	if len(raw) <= sigpolicy.MaxBundleSize {
+		if l, ok, err := parseLegacy(raw); ok {
+			if err != nil {
+				return sigpolicy.Identity{}, err
+			}
+			return p.checkLegacy(digest, l)
+		}
+	}
 	b, claim, err := parse(raw)
 	if err != nil {
 		return claim, err
@@ -109,9 +116,6 @@ func parse(raw []byte) (*bundle.Bundle, sigpolicy.Identity, error) {
 	if len(raw) > sigpolicy.MaxBundleSize {
 		return nil, sigpolicy.Identity{}, fmt.Errorf("bundle is %d bytes, over the %d read", len(raw), sigpolicy.MaxBundleSize)
 	}
-	if legacyCosignBundle(raw) {
-		return nil, sigpolicy.Identity{}, errors.New(legacyBundleRefusal)
-	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(raw); err != nil {
 		return nil, sigpolicy.Identity{}, fmt.Errorf("malformed bundle: %v", err)
@@ -138,6 +142,14 @@ func parse(raw []byte) (*bundle.Bundle, sigpolicy.Identity, error) {
 func (Engine) Describe(bundles [][]byte) ([]string, error) {
 	out := make([]string, 0, len(bundles))
 	for _, raw := range bundles {
+		if l, ok, err := parseLegacy(raw); ok && len(raw) <= sigpolicy.MaxBundleSize {
+			if err != nil {
+				out = append(out, err.Error())
+			} else {
+				out = append(out, l.describe())
+			}
+			continue
+		}
 		_, id, err := parse(raw)
 		if err != nil {
 			out = append(out, err.Error())
@@ -146,20 +158,4 @@ func (Engine) Describe(bundles [][]byte) ([]string, error) {
 		out = append(out, id.String())
 	}
 	return out, nil
-}
-
-// legacyBundleRefusal is why a cosign 2 sign-blob --bundle file does not
-// count, and how to make one that does.
-const legacyBundleRefusal = "a cosign 2 sign-blob --bundle file (cosign's own format: base64Signature, cert, rekorBundle), not a Sigstore bundle, and it is not verified: re-sign with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm (cosign 3 does so by default)"
-
-// legacyCosignBundle reports whether raw is cosign 2's own sign-blob
-// bundle format rather than a Sigstore bundle.
-func legacyCosignBundle(raw []byte) bool {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) != nil {
-		return false
-	}
-	_, sig := probe["base64Signature"]
-	_, media := probe["mediaType"]
-	return sig && !media
 }
