@@ -2,7 +2,9 @@
 // module as the Wasm OCI artifact of the CNCF TAG-Runtime layout (an OCI
 // image manifest, config application/vnd.wasm.config.v0+json, one layer
 // application/wasm), fetches it back, finds the Sigstore bundles attached to
-// it as OCI referrers, and keeps everything in a content-addressed store.
+// it as OCI referrers (and the signatures of cosign 2's older sha256-HEX.sig
+// tag, handed on as CosignSig documents), and keeps everything in a
+// content-addressed store.
 //
 // Registry authentication, the token handshake and uploads come from
 // go-containerregistry; downloads are this package's own, so that every size
