@@ -194,6 +194,37 @@ func TestRegistryE2E(t *testing.T) {
 		}
 	}
 
+	// cosign 2 itself (MCPW_COSIGN), key-signed with its defaults: the .sig
+	// tag of a pushed module, and sign-blob's own --bundle JSON for a file.
+	if cosign := os.Getenv("MCPW_COSIGN"); cosign != "" {
+		cosignRun := func(args ...string) {
+			t.Helper()
+			cmd := exec.CommandContext(t.Context(), cosign, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "COSIGN_PASSWORD=", "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "cosign %v: %s", args, b)
+		}
+		cosignRun("generate-key-pair")
+		signed := push(cdocs, "e2e/cosign:1")
+		cosignRun("sign", "--key", "cosign.key", "--tlog-upload=false", "--allow-insecure-registry", "--yes", strings.TrimPrefix(signed, "oci://"))
+		code, out := mcpw(append(append([]string{"pull"}, insecure...), "--signature-key", filepath.Join(dir, "cosign.pub"), strings.TrimPrefix(signed, "oci://"))...)
+		require.Zero(t, code, out)
+		require.Contains(t, out, "cosign.pub")
+
+		blob := filepath.Join(dir, "signed-blob.wasm")
+		module, err := os.ReadFile(cdocs)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(blob, module, 0o644))
+		cosignRun("sign-blob", "--key", "cosign.key", "--tlog-upload=false", "--yes", "--bundle", blob+".sigstore.json", blob)
+		b, err := os.ReadFile(blob + ".sigstore.json")
+		require.NoError(t, err)
+		require.Contains(t, string(b), "base64Signature", "cosign 2's own bundle JSON")
+		code, out = mcpw("inspect", "--signature-key", filepath.Join(dir, "cosign.pub"), blob)
+		require.Zero(t, code, out)
+		require.Contains(t, out, "cosign.pub")
+	}
+
 	// Docker's config.json credentials open the password-protected registry.
 	dockerDir := filepath.Join(home, ".docker")
 	require.NoError(t, os.MkdirAll(dockerDir, 0o700))
