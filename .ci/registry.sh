@@ -93,7 +93,7 @@ echo "registry: oras ${ORAS:-not available: the oras case is skipped}"
 
 # cosign 2, to sign with its defaults (.sig tag, sign-blob's own bundle):
 # the one on PATH or at $COSIGN; it is a long build, so not installed here
-# (go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.1).
+# (go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5).
 COSIGN=${COSIGN:-$(command -v cosign || true)}
 echo "registry: cosign ${COSIGN:-not available: the cosign 2 case is skipped}"
 
