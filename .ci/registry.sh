@@ -6,7 +6,8 @@
 # own temporary storage, then runs TestRegistryE2E: push with mcp-wasm push,
 # pull back, serve by digest through the go-sdk client, tamper with a blob in
 # the registry's storage, move a tag, and the bad inputs (401, unreachable,
-# a container image, a layer over the cap, a wrong signer).
+# a container image, a layer over the cap, a wrong signer), what oras
+# pushes (by default, and as the refusals tell) and what cosign 2 signs.
 # Needs: apt-get install -y docker-registry (.ci/run installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,8 +82,23 @@ open=$(start open)
 locked=$(start locked "$PWD/testdata/registry/htpasswd")
 echo "registry: $("$REGISTRY_BIN" --version) on $open (anonymous) and $locked (htpasswd)"
 
+# oras (ORAS CLI), to push what other tools push: the one on PATH, else
+# built into the work directory through the Go module proxy; without it
+# (offline) the oras case is skipped, not failed.
+ORAS=${ORAS:-$(command -v oras || true)}
+if [ -z "$ORAS" ] && GOBIN="$work/bin" go install oras.land/oras/cmd/oras@v1.3.6 >"$work/oras-install.log" 2>&1; then
+  ORAS="$work/bin/oras"
+fi
+echo "registry: oras ${ORAS:-not available: the oras case is skipped}"
+
+# cosign 2, to sign with its defaults (.sig tag, sign-blob's own bundle):
+# the one on PATH or at $COSIGN; it is a long build, so not installed here
+# (go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5).
+COSIGN=${COSIGN:-$(command -v cosign || true)}
+echo "registry: cosign ${COSIGN:-not available: the cosign 2 case is skipped}"
+
 status=0
-MCPW_REGISTRY=$open MCPW_REGISTRY_STORAGE="$work/open/storage" MCPW_REGISTRY_AUTH=$locked \
+MCPW_COSIGN=$COSIGN MCPW_ORAS=$ORAS MCPW_REGISTRY=$open MCPW_REGISTRY_STORAGE="$work/open/storage" MCPW_REGISTRY_AUTH=$locked \
   go test -count=1 -run '^TestRegistryE2E$' -v ./cmd/mcp-wasm || status=$?
 if [ "$status" != 0 ]; then
   echo "--- registry logs"; tail -n 50 "$work/open.log" "$work/locked.log"

@@ -166,7 +166,64 @@ func TestRegistryE2E(t *testing.T) {
 	require.NoError(t, remote.Write(imgRef, img))
 	code, out = mcpw(append(append([]string{"pull"}, insecure...), reg+"/e2e/image:1")...)
 	require.Equal(t, 1, code, out)
-	require.Contains(t, out, "a container image is not a module")
+	require.Contains(t, out, "the tar holds no .wasm file")
+	require.Contains(t, out, "oras push REG/REPO:TAG --artifact-type application/vnd.wasm.config.v0+json module.wasm:application/wasm")
+
+	// What oras publishes, by default and with the command the refusals
+	// name, pulls back byte for byte (MCPW_ORAS: the oras binary).
+	// (cdocs: the files provider's blob was tampered with above, and a
+	// registry that has a blob keeps it.)
+	if oras := os.Getenv("MCPW_ORAS"); oras != "" {
+		module, err := os.ReadFile(cdocs)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "module.wasm"), module, 0o644))
+		for i, args := range [][]string{
+			{"push", "--plain-http", reg + "/e2e/oras:1", "module.wasm"},
+			{"push", "--plain-http", reg + "/e2e/oras:2", "--artifact-type", "application/vnd.wasm.config.v0+json", "module.wasm:application/wasm"},
+		} {
+			cmd := exec.CommandContext(t.Context(), oras, args...)
+			cmd.Dir = dir
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", b)
+			back := filepath.Join(dir, "oras-back.wasm")
+			code, out := mcpw(append(append([]string{"pull"}, insecure...), "-o", back, reg+"/e2e/oras:"+string(rune('1'+i)))...)
+			require.Zero(t, code, out)
+			got, err := os.ReadFile(back)
+			require.NoError(t, err)
+			require.Equal(t, module, got, "oras %v", args)
+		}
+	}
+
+	// cosign 2 itself (MCPW_COSIGN), key-signed with its defaults: the .sig
+	// tag of a pushed module, and sign-blob's own --bundle JSON for a file.
+	if cosign := os.Getenv("MCPW_COSIGN"); cosign != "" {
+		cosignRun := func(args ...string) {
+			t.Helper()
+			cmd := exec.CommandContext(t.Context(), cosign, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "COSIGN_PASSWORD=", "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "cosign %v: %s", args, b)
+		}
+		cosignRun("generate-key-pair")
+		signed := push(cdocs, "e2e/cosign:1")
+		cosignRun("sign", "--key", "cosign.key", "--tlog-upload=false", "--allow-insecure-registry", "--yes", strings.TrimPrefix(signed, "oci://"))
+		code, out := mcpw(append(append([]string{"pull"}, insecure...), "--signature-key", filepath.Join(dir, "cosign.pub"), strings.TrimPrefix(signed, "oci://"))...)
+		require.Zero(t, code, out)
+		require.Contains(t, out, "cosign.pub")
+
+		blob := filepath.Join(dir, "signed-blob.wasm")
+		module, err := os.ReadFile(cdocs)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(blob, module, 0o644))
+		cosignRun("sign-blob", "--key", "cosign.key", "--tlog-upload=false", "--yes", "--bundle", blob+".sigstore.json", blob)
+		b, err := os.ReadFile(blob + ".sigstore.json")
+		require.NoError(t, err)
+		require.Contains(t, string(b), "base64Signature", "cosign 2's own bundle JSON")
+		code, out = mcpw("inspect", "--signature-key", filepath.Join(dir, "cosign.pub"), blob)
+		require.Zero(t, code, out)
+		require.Contains(t, out, "cosign.pub")
+	}
 
 	// Docker's config.json credentials open the password-protected registry.
 	dockerDir := filepath.Join(home, ".docker")

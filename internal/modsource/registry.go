@@ -27,11 +27,11 @@ func (r *Resolver) fromRegistry(ctx context.Context, req Request, pin string) (*
 	if err != nil {
 		return nil, nil, subject, err
 	}
-	wasm, err := r.store.Read(p.Manifest.Layer.Digest, req.MaxSize)
+	wasm, err := r.store.Module(p.Manifest, req.MaxSize)
 	if errors.Is(err, oci.ErrDigest) {
 		// Changed on disk (and removed by Read): fetch it again.
 		if p, err = r.client.Pull(ctx, p.Ref, r.store, req.MaxSize); err == nil {
-			wasm, err = r.store.Read(p.Manifest.Layer.Digest, req.MaxSize)
+			wasm, err = r.store.Module(p.Manifest, req.MaxSize)
 		}
 	}
 	if err != nil {
@@ -44,7 +44,7 @@ func (r *Resolver) fromRegistry(ctx context.Context, req Request, pin string) (*
 		}
 	}
 	pinned := p.Ref
-	m := &Module{Wasm: wasm, Digest: p.Manifest.Layer.Digest, Source: pinned.String(), Ref: &pinned,
+	m := &Module{Wasm: wasm, Digest: oci.Digest(wasm), Source: pinned.String(), Ref: &pinned,
 		Offline: offline, Annotations: p.Manifest.Annotations, Notes: notes}
 	if p.ReferrersErr != nil {
 		m.Notes = append(m.Notes, fmt.Sprintf("signatures attached to %s could not all be read: %v", pinned, p.ReferrersErr))

@@ -134,18 +134,24 @@ func (a Artifact) encode() (*encoded, error) {
 	return e, err
 }
 
-// Module is a parsed module manifest: the one wasm layer and the
-// manifest's annotations.
+// Module is a parsed module manifest: the one layer holding the module,
+// how it holds it, and the manifest's annotations.
 type Module struct {
 	Digest      string // of the manifest
 	Layer       Descriptor
+	Packing     Packing // the module is the layer, or a file in it (a tar)
 	Annotations map[string]string
 }
 
-// ParseModuleManifest checks that b is the manifest of a Wasm module
-// artifact whose layer is at most maxLayer bytes, and returns its layer.
-// It refuses, saying what it found: an index, a container image, a
-// manifest with no or several layers, a layer of another media type.
+// ParseModuleManifest checks that b is the manifest of an image or
+// artifact holding exactly one Wasm module, whose layer is at most
+// maxLayer bytes (TarOverhead more for a tar layer), and returns its
+// layer. It accepts the TAG-Runtime Wasm artifact, an ORAS artifact
+// (empty config, artifactType), a module under the other Wasm layer media
+// types, and a single-layer container image (OCI or Docker) whose layer
+// is a tar; the module in a tar is found by ExtractModule. It refuses,
+// saying what it found: an index, a manifest with no or several layers, a
+// layer of another media type.
 func ParseModuleManifest(b []byte, maxLayer int64) (*Module, error) {
 	var m manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -155,31 +161,61 @@ func ParseModuleManifest(b []byte, maxLayer int64) (*Module, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: manifest has data after its JSON object", ErrNotModule)
 	}
+	what := describeManifest(m)
 	switch {
-	case m.MediaType == MediaTypeIndex || len(m.Manifests) > 0:
-		return nil, fmt.Errorf("%w: it is an image index (a multi-platform image?), not a module manifest: push the module with mcp-wasm push", ErrNotModule)
+	case isIndexType(m.MediaType) || len(m.Manifests) > 0:
+		return nil, fmt.Errorf("%w: it is an image index where a manifest was expected: %s", ErrNotModule, PublishHint)
 	case m.SchemaVersion != 2:
 		return nil, fmt.Errorf("%w: manifest schemaVersion is %d, want 2", ErrNotModule, m.SchemaVersion)
-	case m.Config.MediaType != MediaTypeWasmConfig:
-		return nil, fmt.Errorf("%w: config media type is %q, want %q (a container image is not a module): push the module with mcp-wasm push (or wkg oci push)", ErrNotModule, m.Config.MediaType, MediaTypeWasmConfig)
-	case m.MediaType != "" && m.MediaType != MediaTypeManifest:
-		return nil, fmt.Errorf("%w: manifest media type is %q, want %q: push the module with mcp-wasm push (or wkg oci push)", ErrNotModule, m.MediaType, MediaTypeManifest)
+	case !isManifestType(m.MediaType):
+		return nil, fmt.Errorf("%w: manifest media type is %q: %s", ErrNotModule, clip(m.MediaType), PublishHint)
 	case len(m.Layers) != 1:
-		return nil, fmt.Errorf("%w: manifest has %d layers, a module artifact has exactly one (%s)", ErrNotModule, len(m.Layers), MediaTypeWasm)
-	case m.Layers[0].MediaType != MediaTypeWasm:
-		return nil, fmt.Errorf("%w: layer media type is %q, want %q", ErrNotModule, m.Layers[0].MediaType, MediaTypeWasm)
+		return nil, fmt.Errorf("%w: %s has %d layers, and a module sits in exactly one: %s", ErrNotModule, what, len(m.Layers), PublishHint)
 	}
 	l := m.Layers[0]
+	packing, ok := layerPacking(l.MediaType)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has a layer of media type %q, which holds no module (want %s, or a tar with one .wasm file): %s", ErrNotModule, what, clip(l.MediaType), MediaTypeWasm, PublishHint)
+	}
 	if _, err := ParseDigest(l.Digest); err != nil {
 		return nil, fmt.Errorf("%w: layer %v", ErrNotModule, err)
 	}
 	if l.Size < 0 {
 		return nil, fmt.Errorf("%w: layer size %d is negative", ErrNotModule, l.Size)
 	}
-	if l.Size > maxLayer {
+	if limit := layerLimit(packing, maxLayer); l.Size > limit {
 		return nil, fmt.Errorf("%w: the module layer is %d bytes, the module size limit is %d: raise the limit (--max-module-size, limits.moduleSize) if you trust this module", ErrTooLarge, l.Size, maxLayer)
 	}
-	return &Module{Digest: Digest(b), Layer: l, Annotations: m.Annotations}, nil
+	return &Module{Digest: Digest(b), Layer: l, Packing: packing, Annotations: m.Annotations}, nil
+}
+
+// layerLimit is the largest layer that may hold a module of maxWasm bytes.
+func layerLimit(p Packing, maxWasm int64) int64 {
+	if p == PackTar {
+		return maxWasm + TarOverhead
+	}
+	return maxWasm
+}
+
+// describeManifest names a manifest's kind for messages.
+func describeManifest(m manifest) string {
+	switch {
+	case m.Config.MediaType == MediaTypeWasmConfig:
+		return "the Wasm artifact"
+	case m.ArtifactType != "":
+		return fmt.Sprintf("the artifact of type %q", clip(m.ArtifactType))
+	case m.Config.MediaType == MediaTypeEmpty:
+		return "the artifact"
+	}
+	return fmt.Sprintf("the image (config %q)", clip(m.Config.MediaType))
+}
+
+// clip shortens a registry's string for a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
 }
 
 // bundleManifest checks that b is a cosign bundle referrer of subject and

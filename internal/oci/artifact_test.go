@@ -42,11 +42,12 @@ func TestParseModuleManifestRefuses(t *testing.T) {
 	cfg := `{"mediaType":"application/vnd.wasm.config.v0+json","digest":"sha256:` + strings.Repeat("2", 64) + `","size":2}`
 	for _, tc := range []struct{ name, body, err string }{
 		{"index", `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[` + layer + `]}`, "image index"},
-		{"container image", `{"schemaVersion":2,"config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:` + strings.Repeat("2", 64) + `","size":2},"layers":[` + layer + `]}`, "container image is not a module"},
-		{"docker manifest", `{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json","config":` + cfg + `,"layers":[` + layer + `]}`, "manifest media type"},
+		{"zstd image layer", `{"schemaVersion":2,"config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:` + strings.Repeat("2", 64) + `","size":2},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+zstd","digest":"sha256:` + strings.Repeat("1", 64) + `","size":1}]}`, `the image (config "application/vnd.oci.image.config.v1+json") has a layer of media type "application/vnd.oci.image.layer.v1.tar+zstd", which holds no module`},
+		{"artifact manifest", `{"schemaVersion":2,"mediaType":"application/vnd.oci.artifact.manifest.v1+json","config":` + cfg + `,"layers":[` + layer + `]}`, "manifest media type"},
 		{"no layer", `{"schemaVersion":2,"config":` + cfg + `,"layers":[]}`, "0 layers"},
 		{"two layers", `{"schemaVersion":2,"config":` + cfg + `,"layers":[` + layer + `,` + layer + `]}`, "2 layers"},
-		{"tar layer", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:` + strings.Repeat("1", 64) + `","size":1}]}`, "layer media type"},
+		{"signature layer", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"sha256:` + strings.Repeat("1", 64) + `","size":1}]}`, "holds no module"},
+		{"tar over the cap", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:` + strings.Repeat("1", 64) + `","size":1048587}]}`, "module size limit is 10"},
 		{"bad digest", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/wasm","digest":"md5:abc","size":1}]}`, "digest"},
 		{"negative size", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/wasm","digest":"sha256:` + strings.Repeat("1", 64) + `","size":-1}]}`, "negative"},
 		{"over the cap", `{"schemaVersion":2,"config":` + cfg + `,"layers":[{"mediaType":"application/wasm","digest":"sha256:` + strings.Repeat("1", 64) + `","size":11}]}`, "module size limit is 10"},
@@ -71,8 +72,10 @@ func FuzzParseModuleManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ParseModuleManifest(b, 1<<20)
 		if err == nil {
-			require.LessOrEqual(t, m.Layer.Size, int64(1<<20))
-			require.Equal(t, MediaTypeWasm, m.Layer.MediaType)
+			require.LessOrEqual(t, m.Layer.Size, layerLimit(m.Packing, 1<<20))
+			p, ok := layerPacking(m.Layer.MediaType)
+			require.True(t, ok)
+			require.Equal(t, p, m.Packing)
 			_, err := ParseDigest(m.Layer.Digest)
 			require.NoError(t, err)
 		}

@@ -35,12 +35,21 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 		return nil, err
 	}
 	accept := strings.Join([]string{MediaTypeManifest, MediaTypeIndex, mediaTypeDockerManifest, mediaTypeDockerList}, ", ")
-	mb, md, ctype, err := s.readManifest(ctx, ref.identifier(), accept, MaxManifestSize)
+	top, md, ctype, err := s.readManifest(ctx, ref.identifier(), accept, MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}
-	if ctype == MediaTypeIndex || ctype == mediaTypeDockerList {
-		return nil, fmt.Errorf("%s: %w: the registry serves an image index, not a module manifest: push the module with mcp-wasm push", ref, ErrNotModule)
+	mb := top
+	if isIndexType(ctype) || isIndex(top) {
+		// A multi-platform image: its wasi/wasm manifest, fetched by the
+		// digest the index (itself pinned by md) names.
+		d, err := ChooseFromIndex(top)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		if mb, _, _, err = s.readManifest(ctx, d.Digest, MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize); err != nil {
+			return nil, err
+		}
 	}
 	mod, err := ParseModuleManifest(mb, maxLayer)
 	if err != nil {
@@ -49,11 +58,24 @@ func (c *Client) Pull(ctx context.Context, ref Ref, store *Store, maxLayer int64
 	if err := s.blob(ctx, mod.Layer, store); err != nil {
 		return nil, err
 	}
-	if _, err := store.WriteBytes(mb); err != nil {
-		return nil, err
+	if mod.Packing != PackRaw {
+		// Refuse a tar without exactly one module now, not at load.
+		if _, err := store.Module(mod, maxLayer); err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+	}
+	for _, b := range [][]byte{mb, top} {
+		if _, err := store.WriteBytes(b); err != nil {
+			return nil, err
+		}
 	}
 	p := &Pulled{Ref: ref.Pinned(md), Manifest: mod}
 	p.Bundles, p.ReferrersErr = s.bundles(ctx, md, store)
+	sigs, err := s.cosignSigs(ctx, md, store)
+	p.Bundles = append(p.Bundles, sigs...)
+	if err != nil {
+		p.ReferrersErr = errors.Join(p.ReferrersErr, err)
+	}
 	if err := store.AddReferrers(md, p.Bundles); err != nil {
 		return nil, err
 	}
@@ -72,11 +94,7 @@ func Local(store *Store, ref Ref, maxLayer int64) (*Pulled, error) {
 			return nil, err
 		}
 	}
-	mb, err := store.Read(d, MaxManifestSize)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := ParseModuleManifest(mb, maxLayer)
+	mod, err := storedManifest(store, d, maxLayer)
 	if err != nil {
 		return nil, fmt.Errorf("stored manifest of %s: %w", ref, err)
 	}
@@ -84,6 +102,34 @@ func Local(store *Store, ref Ref, maxLayer int64) (*Pulled, error) {
 		return nil, fmt.Errorf("module layer %s of %s: %w", mod.Layer.Digest, ref, errNotStored)
 	}
 	return &Pulled{Ref: ref.Pinned(d), Manifest: mod, Bundles: store.Referrers(d)}, nil
+}
+
+// storedManifest parses manifest d from the store, following an image
+// index to its wasi/wasm manifest.
+func storedManifest(store *Store, d string, maxLayer int64) (*Module, error) {
+	b, err := store.Read(d, MaxManifestSize)
+	if err != nil {
+		return nil, err
+	}
+	if isIndex(b) {
+		c, err := ChooseFromIndex(b)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = store.Read(c.Digest, MaxManifestSize); err != nil {
+			return nil, err
+		}
+	}
+	return ParseModuleManifest(b, maxLayer)
+}
+
+// isIndex reports whether manifest bytes are an image index.
+func isIndex(b []byte) bool {
+	var m struct {
+		MediaType string            `json:"mediaType"`
+		Manifests []json.RawMessage `json:"manifests"`
+	}
+	return json.Unmarshal(b, &m) == nil && (isIndexType(m.MediaType) || len(m.Manifests) > 0)
 }
 
 var errNotStored = fmt.Errorf("not in the store: %w", fs.ErrNotExist)
@@ -138,6 +184,79 @@ func (s *session) referrersIndex(ctx context.Context, md string) ([]byte, error)
 		return nil, nil
 	}
 	return b, err
+}
+
+// MediaTypeCosignSig is the layer media type of a cosign signature in the
+// .sig tag layout (cosign 2's default): a simple-signing payload naming
+// the manifest digest, the signature in an annotation. It is also the
+// mediaType of the CosignSig documents the store keeps for them.
+const MediaTypeCosignSig = "application/vnd.dev.cosign.simplesigning.v1+json"
+
+// Annotations of a cosign .sig layer.
+const (
+	annotationCosignSignature = "dev.cosignproject.cosign/signature"
+	annotationCosignCert      = "dev.sigstore.cosign/certificate"
+	annotationCosignChain     = "dev.sigstore.cosign/chain"
+	annotationCosignBundle    = "dev.sigstore.cosign/bundle"
+	maxCosignPayload          = 64 << 10 // a simple-signing payload is a few hundred bytes
+)
+
+// CosignSig is one signature of a cosign .sig tag, gathered into one
+// document that travels with the Sigstore bundles (the verifier tells
+// them apart by MediaType): the payload it signs and the layer's
+// annotations, uninterpreted.
+type CosignSig struct {
+	MediaType   string `json:"mediaType"` // MediaTypeCosignSig
+	Payload     []byte `json:"payload"`   // the simple-signing JSON, as signed
+	Signature   string `json:"signature"` // base64, as in the annotation
+	Certificate string `json:"certificate,omitempty"`
+	Chain       string `json:"chain,omitempty"`
+	RekorBundle string `json:"rekorBundle,omitempty"`
+}
+
+// cosignSigs fetches the signatures of the cosign .sig tag of md, if it
+// has one, stores each as a CosignSig document (at most MaxBundles) and
+// returns their digests.
+func (s *session) cosignSigs(ctx context.Context, md string, store *Store) ([]string, error) {
+	b, _, _, err := s.readManifest(ctx, "sha256-"+DigestHex(md)+".sig", MediaTypeManifest+", "+mediaTypeDockerManifest, MaxManifestSize)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cosign .sig tag: %w", err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("cosign .sig tag: not JSON: %v", err)
+	}
+	var out []string
+	for _, l := range m.Layers[:min(len(m.Layers), MaxBundles)] {
+		if l.MediaType != MediaTypeCosignSig || l.Annotations[annotationCosignSignature] == "" {
+			continue
+		}
+		if _, err := ParseDigest(l.Digest); err != nil || l.Size < 0 || l.Size > maxCosignPayload {
+			return out, fmt.Errorf("cosign .sig tag: a payload of %d bytes (at most %d are read) or a bad digest", l.Size, maxCosignPayload)
+		}
+		if err := s.blob(ctx, l, store); err != nil {
+			return out, fmt.Errorf("cosign .sig payload: %w", err)
+		}
+		payload, err := store.Read(l.Digest, maxCosignPayload)
+		if err != nil {
+			return out, err
+		}
+		doc, err := json.Marshal(CosignSig{MediaType: MediaTypeCosignSig, Payload: payload,
+			Signature: l.Annotations[annotationCosignSignature], Certificate: l.Annotations[annotationCosignCert],
+			Chain: l.Annotations[annotationCosignChain], RekorBundle: l.Annotations[annotationCosignBundle]})
+		if err != nil {
+			return out, err
+		}
+		d, err := store.WriteBytes(doc)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // bundle fetches one bundle referrer of md into the store.

@@ -101,6 +101,16 @@ func (s *Store) Read(d string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// Module returns the module m's layer holds, at most maxWasm bytes: the
+// stored layer, checked against its digest, unpacked when it is a tar.
+func (s *Store) Module(m *Module, maxWasm int64) ([]byte, error) {
+	b, err := s.Read(m.Layer.Digest, layerLimit(m.Packing, maxWasm))
+	if err != nil {
+		return nil, err
+	}
+	return ExtractModule(b, m.Packing, maxWasm)
+}
+
 // Write stores what r yields as the blob named d: exactly size bytes. It
 // fails without leaving anything behind if r yields more or fewer, or
 // bytes that hash to something else.

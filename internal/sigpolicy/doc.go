@@ -28,6 +28,10 @@
 // "alice@acme.com.evil.example". A DSSE bundle counts only if its in-toto
 // predicate is cosign's signature type: an attestation (provenance, SBOM)
 // by the same identity is a statement about the module, not a signature of
-// it. When nothing satisfies the policy the error names the signers found
-// and the signers wanted.
+// it. cosign 2's older formats (the .sig tag, sign-blob's own --bundle
+// JSON) count only when signed with a policy key, a .sig payload only when
+// it names the artifact's digest; keyless ones in those formats are
+// refused with the flag that re-signs them as a bundle. When nothing
+// satisfies the policy the error names the signers found and the signers
+// wanted.
 package sigpolicy

@@ -38,6 +38,14 @@ func (Engine) Verify(spec sigpolicy.Spec, digest []byte, bundles [][]byte) ([]si
 
 // check verifies one bundle against digest and the policy.
 func (p *policy) check(digest, raw []byte) (sigpolicy.Identity, error) {
+	if len(raw) <= sigpolicy.MaxBundleSize {
+		if l, ok, err := parseLegacy(raw); ok {
+			if err != nil {
+				return sigpolicy.Identity{}, err
+			}
+			return p.checkLegacy(digest, l)
+		}
+	}
 	b, claim, err := parse(raw)
 	if err != nil {
 		return claim, err
@@ -134,6 +142,14 @@ func parse(raw []byte) (*bundle.Bundle, sigpolicy.Identity, error) {
 func (Engine) Describe(bundles [][]byte) ([]string, error) {
 	out := make([]string, 0, len(bundles))
 	for _, raw := range bundles {
+		if l, ok, err := parseLegacy(raw); ok && len(raw) <= sigpolicy.MaxBundleSize {
+			if err != nil {
+				out = append(out, err.Error())
+			} else {
+				out = append(out, l.describe())
+			}
+			continue
+		}
 		_, id, err := parse(raw)
 		if err != nil {
 			out = append(out, err.Error())

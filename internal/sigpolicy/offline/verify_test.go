@@ -92,6 +92,41 @@ func TestVerify(t *testing.T) {
 		{name: "oversized bundle", spec: byAlice,
 			bundles: [][]byte{bytes.Repeat([]byte(" "), sigpolicy.MaxBundleSize+1)},
 			err:     []string{"over the 1048576 read"}},
+		// cosign 2's sign-blob --bundle file (cosign's LocalSignedPayload)
+		// and its .sig tag (as the puller gathers it, oci.CosignSig): a
+		// key signature verifies under the key rules; a keyless one is
+		// named with the flag that re-signs it.
+		{name: "cosign 2 sign-blob --bundle, key", spec: byKey,
+			bundles: [][]byte{key.SignLegacyBlob(t, module)}, signer: "cosign.pub"},
+		{name: "cosign 2 sign-blob --bundle, another module", spec: byKey,
+			bundles: [][]byte{key.SignLegacyBlob(t, []byte("another module"))},
+			err:     []string{"a cosign 2 sign-blob --bundle file by none of the policy's keys, or not of this module"}},
+		{name: "cosign 2 sign-blob --bundle, another key", spec: byKey,
+			bundles: [][]byte{otherKey.SignLegacyBlob(t, module)},
+			err:     []string{"by none of the policy's keys"}},
+		{name: "cosign 2 sign-blob --bundle, key where identities are wanted", spec: byAlice,
+			bundles: [][]byte{key.SignLegacyBlob(t, module)},
+			err:     []string{"a cosign 2 sign-blob --bundle file signed with a key; the policy accepts only certificate identities"}},
+		{name: "cosign 2 sign-blob --bundle, keyless", spec: byAlice,
+			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx","cert":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==","rekorBundle":{"SignedEntryTimestamp":"MEQC","Payload":{"body":"e30=","integratedTime":1700000000,"logIndex":1,"logID":"c0d2"}}}`)},
+			err:     []string{"in a keyless cosign 2 sign-blob --bundle file, which is not verified", "re-sign it as a Sigstore bundle with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
+		{name: "cosign 2 sign-blob --bundle, bad base64", spec: byKey,
+			bundles: [][]byte{[]byte(`{"base64Signature":"%%%"}`)},
+			err:     []string{"malformed cosign 2 sign-blob --bundle file"}},
+		{name: "cosign .sig tag, key", spec: byKey,
+			bundles: [][]byte{sigDoc(t, sigtest.SimpleSigning("r/m", d), key, "")}, signer: "cosign.pub"},
+		{name: "cosign .sig tag of another manifest", spec: byKey,
+			bundles: [][]byte{sigDoc(t, sigtest.SimpleSigning("r/m", sigtest.Digest([]byte("other"))), key, "")},
+			err:     []string{"the cosign .sig tag signs \"sha256:"}},
+		{name: "cosign .sig tag, payload of another type", spec: byKey,
+			bundles: [][]byte{sigDoc(t, []byte(`{"critical":{"image":{"docker-manifest-digest":"`+d+`"},"type":"attestation"}}`), key, "")},
+			err:     []string{"not a cosign container image signature"}},
+		{name: "cosign .sig tag, payload swapped", spec: byKey,
+			bundles: [][]byte{swapPayload(sigDoc(t, sigtest.SimpleSigning("r/m", sigtest.Digest([]byte("other"))), key, ""), sigtest.SimpleSigning("r/m", d))},
+			err:     []string{"by none of the policy's keys, or not of this module"}},
+		{name: "cosign .sig tag, keyless", spec: byAlice,
+			bundles: [][]byte{sigDoc(t, sigtest.SimpleSigning("r/m", d), key, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")},
+			err:     []string{"keyless cosign .sig tag signature, which is not verified", "cosign sign --new-bundle-format REF@DIGEST"}},
 		{name: "unsigned", spec: byAlice, err: []string{"carries no Sigstore bundle", "wants a signature by " + alice}},
 		{name: "key sign-blob", spec: byKey, bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
 		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, sigpolicy.CosignSignPredicate)}, signer: "key sha256:"},
@@ -121,6 +156,23 @@ func TestVerify(t *testing.T) {
 }
 
 func truncate(b []byte) []byte { return b[:len(b)/2] }
+
+// sigDoc is a cosign .sig layer as the puller hands it to the verifier.
+func sigDoc(t testing.TB, payload []byte, key *sigtest.Key, cert string) []byte {
+	b, err := json.Marshal(map[string]any{"mediaType": "application/vnd.dev.cosign.simplesigning.v1+json",
+		"payload": payload, "signature": key.SignPayload(t, payload), "certificate": cert})
+	require.NoError(t, err)
+	return b
+}
+
+// swapPayload replaces a .sig document's payload, keeping its signature.
+func swapPayload(doc, payload []byte) []byte {
+	var m map[string]any
+	_ = json.Unmarshal(doc, &m)
+	m["payload"] = payload
+	b, _ := json.Marshal(m)
+	return b
+}
 
 func TestCompileRefuses(t *testing.T) {
 	dir := t.TempDir()
@@ -156,9 +208,13 @@ func TestCompileRefuses(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
 	sig := sigtest.NewKeyless(t, dir)
-	got := sigpolicy.Describe([][]byte{sig.SignBlob(t, alice, issuer, module), []byte("nope")})
+	key := sigtest.NewKey(t, dir, "cosign.pub")
+	got := sigpolicy.Describe([][]byte{sig.SignBlob(t, alice, issuer, module), []byte("nope"),
+		key.SignLegacyBlob(t, module), sigDoc(t, sigtest.SimpleSigning("r/m", sigtest.Digest(module)), key, "")})
 	require.Equal(t, alice+" (issuer "+issuer+")", got[0])
 	require.True(t, strings.HasPrefix(got[1], "malformed bundle"))
+	require.Equal(t, "a key (cosign 2 sign-blob --bundle file)", got[2])
+	require.Equal(t, "a key (cosign .sig tag signature)", got[3])
 }
 
 // FuzzVerify: a bundle is untrusted bytes.
@@ -168,6 +224,8 @@ func FuzzVerify(f *testing.F) {
 	key := sigtest.NewKey(f, dir, "cosign.pub")
 	f.Add(sig.SignBlob(f, alice, issuer, module))
 	f.Add(key.SignBlob(f, module))
+	f.Add(key.SignLegacyBlob(f, module))
+	f.Add(sigDoc(f, sigtest.SimpleSigning("r/m", sigtest.Digest(module)), key, ""))
 	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"publicKey":{"hint":"x"}},"messageSignature":{}}`))
 	p, err := sigpolicy.Compile(sigpolicy.Spec{Signers: []sigpolicy.Signer{{Identity: alice, Issuer: issuer}, {Key: key.PubFile}}, TrustedRoot: sig.RootFile}, "")
 	require.NoError(f, err)

@@ -80,6 +80,37 @@ func (k *Key) SignDigest(t testing.TB, digest, predicateType string) []byte {
 	return marshal(t, pb)
 }
 
+// SignLegacyBlob returns what cosign 2's sign-blob --key --bundle
+// --tlog-upload=false writes: its own JSON, the ECDSA signature of data
+// in base64Signature.
+func (k *Key) SignLegacyBlob(t testing.TB, data []byte) []byte {
+	t.Helper()
+	sig, _, err := k.kp.SignData(t.Context(), data)
+	require.NoError(t, err)
+	b, err := json.Marshal(map[string]string{"base64Signature": base64.StdEncoding.EncodeToString(sig)})
+	require.NoError(t, err)
+	return b
+}
+
+// SimpleSigning returns the payload cosign 2 signs for an image digest
+// in the .sig tag layout.
+func SimpleSigning(ref, digest string) []byte {
+	b, _ := json.Marshal(map[string]any{"critical": map[string]any{
+		"identity": map[string]string{"docker-reference": ref},
+		"image":    map[string]string{"docker-manifest-digest": digest},
+		"type":     "cosign container image signature"}, "optional": nil})
+	return b
+}
+
+// SignPayload returns the base64 signature of payload, as the
+// dev.cosignproject.cosign/signature annotation of a .sig layer holds it.
+func (k *Key) SignPayload(t testing.TB, payload []byte) string {
+	t.Helper()
+	sig, _, err := k.kp.SignData(t.Context(), payload)
+	require.NoError(t, err)
+	return base64.StdEncoding.EncodeToString(sig)
+}
+
 func marshal(t testing.TB, pb *protobundle.Bundle) []byte {
 	t.Helper()
 	b, err := (&bundle.Bundle{Bundle: pb}).MarshalJSON()
