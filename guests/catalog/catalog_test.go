@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -89,7 +90,7 @@ func runtimeTranscript(t *testing.T, wasm string) map[string]any {
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testguest.CompileCache()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1))
+	p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1))
 	require.NoError(t, err)
 
 	tr := map[string]any{"describe": p.Describe()}
