@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -186,7 +185,7 @@ func canonical(t *testing.T, v any) string {
 // go-sdk client over stdio, speaking revision.
 func serve(t *testing.T, wasm, revision string) *mcp.ClientSession {
 	t.Helper()
-	return testguest.Serve(t, 60*time.Second, revision, "--module", wasm, "--page-size", "2")
+	return testguest.Serve(t, testkit.Wait, revision, "--module", wasm, "--page-size", "2")
 }
 
 // mcpTranscript asks the server everything a client can ask of the catalog.
