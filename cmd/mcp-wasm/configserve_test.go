@@ -151,7 +151,13 @@ func TestServe_configExpose(t *testing.T) {
 // and one that drops it shows everything again.
 func TestPublish_exposeFollowsReload(t *testing.T) {
 	path := testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm"}]}`)
-	reread := func() (*config.Config, error) { return config.Read(path, os.LookupEnv) }
+	reread := func() (*config.Config, error) {
+		cfg, err := config.Read(path, os.LookupEnv)
+		if err != nil {
+			return nil, err
+		}
+		return patientConfig(cfg), nil
+	}
 	cfg, err := reread()
 	require.NoError(t, err)
 	rt, err := runtime.New(t.Context(), runtime.NewConfig())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
@@ -20,6 +21,17 @@ func patientArgs(args []string) []string {
 		return args
 	}
 	return append(testkit.Flags(), args...)
+}
+
+// patientConfig gives each provider of cfg testkit's patient compile,
+// init and call limits where it sets none, for the tests that load a config
+// in-process: the production defaults must not decide them.
+func patientConfig(cfg *config.Config) *config.Config {
+	for i := range cfg.Providers {
+		l := &cfg.Providers[i].Limits
+		testkit.Fill(&l.Timeout, &l.InitTimeout, &l.CompileTimeout)
+	}
+	return cfg
 }
 
 // uriIn is the URI the files provider gives the file at rel (already
