@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,11 +18,17 @@ import (
 // the end-to-end tests share (as one user's runs share theirs): a cold
 // compile of a 4 MB Go guest under -race on a busy 2-core machine takes
 // most of the default compile timeout, once per module is enough. A test
-// of the cache itself passes its own --cache-dir, which wins.
+// of the cache itself passes its own --cache-dir, which wins. The commands
+// that load a module (call, inspect, check, serve) get testkit's patient
+// limits first (patientArgs), which a test's own flags override.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	full := append([]string{"mcp-wasm", args[0], "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args[1:]...)
+	rest := args[1:]
+	if slices.Contains([]string{"call", "inspect", "check", "serve"}, args[0]) {
+		rest = patientArgs(rest)
+	}
+	full := append([]string{"mcp-wasm", args[0], "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, rest...)
 	code := run(context.Background(), full, bytes.NewReader(nil), &out, &errb)
 	return code, out.String(), errb.String()
 }
