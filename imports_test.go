@@ -23,7 +23,7 @@ const module = "github.com/mcp-wasm/mcp-wasm"
 var (
 	// harnesses build guests, fake providers or issuers, or drive load:
 	// tests and tools only.
-	harnesses = []string{"internal/testguest", "internal/loadtest", "server/servertest", "server/auth/authtest",
+	harnesses = []string{"internal/testguest", "internal/testkit", "internal/loadtest", "server/servertest", "server/auth/authtest",
 		"internal/oci/ocitest", "internal/sigpolicy/sigtest"}
 	// tools are commands for developers, not the product.
 	tools = []string{"cmd/mcp-wasm-load"}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 const zeroPin = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -43,8 +44,8 @@ func TestRead_provenanceProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeConfig(t, tt.text)
-			_, err := Read(path, noEnv)
+			path := testkit.WriteConfig(t, tt.text)
+			_, err := Read(path, testkit.NoEnv)
 			require.Error(t, err)
 			msg := strings.ReplaceAll(err.Error(), filepath.Dir(path)+string(filepath.Separator), "")
 			for _, w := range tt.want {
@@ -59,7 +60,7 @@ func TestRead_provenanceProblems(t *testing.T) {
 // it (an empty one requires nothing), the expose filter and the registry
 // settings are read, and builtin:// is left to the resolver.
 func TestRead_provenance(t *testing.T) {
-	path := writeConfig(t, `{
+	path := testkit.WriteConfig(t, `{
   "server": {"insecureRegistries": ["127.0.0.1:5000"], "resourceTools": true},
   "policy": {"requireDigest": true, "signers": [{"key": "cosign.pub"}]},
   "providers": [
@@ -70,7 +71,7 @@ func TestRead_provenance(t *testing.T) {
   ]
 }`)
 	sigtest.NewKey(t, filepath.Dir(path), "cosign.pub")
-	cfg, err := Read(path, noEnv)
+	cfg, err := Read(path, testkit.NoEnv)
 	require.NoError(t, err)
 	require.Equal(t, []string{"127.0.0.1:5000"}, cfg.Server.InsecureRegistries)
 	require.True(t, *cfg.Server.ResourceTools)
@@ -105,8 +106,8 @@ func TestConfig_Pin(t *testing.T) {
   ]
 }
 `
-	path := writeConfig(t, text)
-	cfg, err := Read(path, noEnv)
+	path := testkit.WriteConfig(t, text)
+	cfg, err := Read(path, testkit.NoEnv)
 	require.NoError(t, err)
 	var asked []ModuleRef
 	one, two := strings.Repeat("1", 64), strings.Repeat("2", 64)
@@ -131,7 +132,7 @@ func TestConfig_Pin(t *testing.T) {
 `, string(out))
 
 	require.NoError(t, WriteFile(path, out))
-	again, err := Read(path, noEnv)
+	again, err := Read(path, testkit.NoEnv)
 	require.NoError(t, err, "the pinned file reads")
 	require.Equal(t, "sha256:"+one, again.Providers[0].SHA256)
 	fi, err := os.Stat(path)

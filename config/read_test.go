@@ -16,32 +16,9 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
-
-// writeConfig writes text as mcp.json in a fresh directory holding copies
-// of minimal.wasm and good.wasm, and a docs/ directory.
-func writeConfig(t *testing.T, text string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range map[string]string{"minimal.wasm": fixture("wat", "minimal.wasm"), "good.wasm": fixture("hostile", "good.wasm")} {
-		b, err := os.ReadFile(src)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
-	}
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "docs"), 0o755))
-	path := filepath.Join(dir, "mcp.json")
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-	return path
-}
-
-// fixture returns the path of a shared test fixture under testdata/.
-func fixture(parts ...string) string {
-	return filepath.Join(append([]string{testguest.Root(), "testdata"}, parts...)...)
-}
-
-// noEnv is an empty environment.
-func noEnv(string) (string, bool) { return "", false }
 
 func TestReadConfig_problems(t *testing.T) {
 	tests := []struct {
@@ -106,8 +83,8 @@ func TestReadConfig_problems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeConfig(t, tt.text)
-			_, err := Read(path, noEnv)
+			path := testkit.WriteConfig(t, tt.text)
+			_, err := Read(path, testkit.NoEnv)
 			require.Error(t, err)
 			msg := strings.ReplaceAll(err.Error(), filepath.Dir(path)+string(filepath.Separator), "")
 			for _, w := range tt.want {
@@ -119,7 +96,7 @@ func TestReadConfig_problems(t *testing.T) {
 
 func TestReadConfig_full(t *testing.T) {
 	env := map[string]string{"MCPW_EXAMPLE_REGION": "eu-west", "MCPW_EXAMPLE_TOKEN": "s3cret"}
-	cc, err := Read(fixture("config", "full.json"), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	cc, err := Read(testkit.Fixture("config", "full.json"), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	require.NoError(t, err)
 	require.Equal(t, 200, *cc.Server.PageSize)
 	require.Equal(t, "json", *cc.Server.LogFormat)
@@ -128,11 +105,11 @@ func TestReadConfig_full(t *testing.T) {
 
 	docs := cc.Providers[0]
 	require.Equal(t, "docs", docs.Name)
-	require.Equal(t, ModuleRef(fixture("wat", "minimal.wasm")), docs.Module)
+	require.Equal(t, ModuleRef(testkit.Fixture("wat", "minimal.wasm")), docs.Module)
 	require.Equal(t, &abi.CacheHint{TTLMs: 30_000, Scope: abi.ScopePrivate}, docs.Cache)
 	require.Equal(t, 2*time.Second, docs.RuntimeConfig().Timeout())
 	g := docs.RuntimeConfig().Grants()
-	require.Equal(t, []runtime.DirGrant{{HostPath: fixture("config", "docs"), GuestPath: "/docs"}}, g.Dirs)
+	require.Equal(t, []runtime.DirGrant{{HostPath: testkit.Fixture("config", "docs"), GuestPath: "/docs"}}, g.Dirs)
 	require.Equal(t, map[string]string{"greeting": "hello", "region": "eu-west"}, g.Config)
 	require.Equal(t, map[string]string{"api_token": "s3cret"}, g.Secrets)
 	require.Equal(t, runtime.HTTPGrant{
@@ -157,8 +134,8 @@ func TestReadConfig_full(t *testing.T) {
 // TestRead_moduleReferences: a path is made absolute and must exist; a
 // reference with a scheme is left as written, for the resolver.
 func TestRead_moduleReferences(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm"}, {"module": "oci://registry.example/notes:1", "name": "n"}]}`)
-	cfg, err := Read(path, noEnv)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm"}, {"module": "oci://registry.example/notes:1", "name": "n"}]}`)
+	cfg, err := Read(path, testkit.NoEnv)
 	require.NoError(t, err)
 	p, isFile := cfg.Providers[0].Module.Path()
 	require.True(t, isFile)
@@ -169,21 +146,21 @@ func TestRead_moduleReferences(t *testing.T) {
 }
 
 func TestReadConfig_envAndLiteralConflicts(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {
 		"config": {"a": "1"}, "configEnv": {"a": "A"},
 		"secrets": {"b": "2"}, "configEnv2": {}
 	}}]}`)
-	_, err := Read(path, noEnv)
+	_, err := Read(path, testkit.NoEnv)
 	require.ErrorContains(t, err, `unknown key "configEnv2": did you mean "configEnv"?`)
 
-	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {
+	path = testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {
 		"config": {"a": "1"}, "configEnv": {"a": "A"}, "secrets": {"b": "2"}, "secretsEnv": {"c": "C"}, "clock": false
 	}}]}`)
 	env := func(k string) (string, bool) { return strings.ToLower(k), true }
 	_, err = Read(path, env)
 	require.ErrorContains(t, err, `providers[0].grants.configEnv.a (provider "minimal.wasm"): key "a" is also given a literal value: keep one`)
 
-	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {"config": {"a": "1"}, "secretsEnv": {"a": "A"}}}]}`)
+	path = testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm", "grants": {"config": {"a": "1"}, "secretsEnv": {"a": "A"}}}]}`)
 	_, err = Read(path, env)
 	require.ErrorContains(t, err, `key "a" is granted both as config and as a secret: grant it once`)
 }
@@ -233,10 +210,10 @@ func TestSchemaMatchesTypes(t *testing.T) {
 func TestExampleConfigs(t *testing.T) {
 	env := func(string) (string, bool) { return "x", true }
 	for _, name := range []string{"minimal.json", "full.json"} {
-		_, err := Read(fixture("config", name), env)
+		_, err := Read(testkit.Fixture("config", name), env)
 		require.NoError(t, err, name)
 	}
-	_, err := Read(fixture("config", "broken.json"), env)
+	_, err := Read(testkit.Fixture("config", "broken.json"), env)
 	require.ErrorContains(t, err, `broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry"`)
 
 	readme, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
@@ -258,10 +235,10 @@ func TestValidSchemePrefix(t *testing.T) {
 
 func TestRead_readCache(t *testing.T) {
 	for text, want := range map[string]uint64{`"16MiB"`: 16 << 20, `0`: 0, `1048576`: 1 << 20} {
-		cfg, err := Read(writeConfig(t, `{"server": {"readCache": `+text+`}, "providers": [{"module": "minimal.wasm"}]}`), noEnv)
+		cfg, err := Read(testkit.WriteConfig(t, `{"server": {"readCache": `+text+`}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
 		require.NoError(t, err, text)
 		require.Equal(t, want, *cfg.Server.ReadCache, text)
 	}
-	_, err := Read(writeConfig(t, `{"server": {"readCache": "lots"}, "providers": [{"module": "minimal.wasm"}]}`), noEnv)
+	_, err := Read(testkit.WriteConfig(t, `{"server": {"readCache": "lots"}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
 	require.ErrorContains(t, err, "server.readCache")
 }

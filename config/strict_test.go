@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestClosest(t *testing.T) {
@@ -36,7 +38,7 @@ func TestLineCol(t *testing.T) {
 // accepts encoding/json decodes to the same value.
 func FuzzDecodeStrict(f *testing.F) {
 	for _, name := range []string{"minimal.json", "full.json", "broken.json"} {
-		b, err := os.ReadFile(fixture("config", name))
+		b, err := os.ReadFile(testkit.Fixture("config", name))
 		require.NoError(f, err)
 		f.Add(b)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestCacheDir_CreatedPrivate(t *testing.T) {
@@ -15,7 +17,7 @@ func TestCacheDir_CreatedPrivate(t *testing.T) {
 	fi, err := os.Stat(dir)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
-	p := load(t, rt, minimalWasm(t), NewProviderConfig())
+	p := load(t, rt, minimalWasm(t), testkit.Limits(NewProviderConfig()))
 	_, err = p.Read(context.Background(), "min:a")
 	require.NoError(t, err)
 	entries, err := os.ReadDir(dir)

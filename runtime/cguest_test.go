@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -36,7 +37,7 @@ func loadCdocsWith(t *testing.T, rcfg runtime.Config, config map[string]string) 
 	rt, err := runtime.New(ctx, rcfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	cfg := runtime.NewProviderConfig().WithPoolSize(1).WithGrants(runtime.Grants{Config: config})
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithGrants(runtime.Grants{Config: config})
 	p, err := rt.Load(ctx, "cdocs", wasm, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close(ctx)) })
@@ -328,7 +329,7 @@ func BenchmarkCGuestRead1K(b *testing.B) {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(b, err)
 	defer rt.Close(ctx)
-	p, err := rt.Load(ctx, "cdocs", wasm, runtime.NewProviderConfig())
+	p, err := rt.Load(ctx, "cdocs", wasm, testkit.Limits(runtime.NewProviderConfig()))
 	require.NoError(b, err)
 	defer p.Close(ctx)
 	b.ReportAllocs()

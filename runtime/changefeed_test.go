@@ -14,9 +14,10 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
-const waitLong = 10 * time.Second
+const waitLong = testkit.Wait
 
 // reports collects what a change feed reports.
 type reports struct {
@@ -51,7 +52,7 @@ func (r *reports) listChanges() int {
 // filesFeed loads the files guest over grant and runs its change feed.
 func filesFeed(t *testing.T, grant DirGrant, cfg ChangeFeedConfig) (*Provider, *reports) {
 	t.Helper()
-	p := load(t, cachedRuntime(t), filesWasm(t), NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{grant}}))
+	p := load(t, cachedRuntime(t), filesWasm(t), testkit.Limits(NewProviderConfig()).WithGrants(Grants{Dirs: []DirGrant{grant}}))
 	r := &reports{updated: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -102,9 +103,9 @@ func TestWatchChanges_files(t *testing.T) {
 			require.Eventually(t, func() bool {
 				write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
 				return r.count(realURI(t, dir, "a.txt")) > 0
-			}, waitLong, 200*time.Millisecond)
+			}, testkit.Wait, 200*time.Millisecond)
 			write(t, filepath.Join(dir, "docs", "b.md"), "b, edited")
-			require.Eventually(t, func() bool { return r.count(realURI(t, dir, "docs/b.md")) > 0 }, waitLong, 10*time.Millisecond)
+			require.Eventually(t, func() bool { return r.count(realURI(t, dir, "docs/b.md")) > 0 }, testkit.Wait, 10*time.Millisecond)
 
 			lists := r.listChanges()
 			write(t, filepath.Join(dir, "docs", "new.md"), "new")
@@ -112,7 +113,7 @@ func TestWatchChanges_files(t *testing.T) {
 				waitLong, 10*time.Millisecond)
 			lists = r.listChanges()
 			require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
-			require.Eventually(t, func() bool { return r.listChanges() > lists }, waitLong, 10*time.Millisecond)
+			require.Eventually(t, func() bool { return r.listChanges() > lists }, testkit.Wait, 10*time.Millisecond)
 			require.Zero(t, r.count(realURI(t, dir, ".hidden")))
 		})
 	}
@@ -128,7 +129,7 @@ func TestWatchChanges_singleFile(t *testing.T) {
 	require.Eventually(t, func() bool {
 		write(t, file, "edit "+time.Now().String())
 		return r.count(realURI(t, dir, "notes.md")) > 0
-	}, waitLong, 200*time.Millisecond)
+	}, testkit.Wait, 200*time.Millisecond)
 }
 
 // TestWatchChanges_active: while no one listens the provider is not asked,
@@ -138,7 +139,7 @@ func TestWatchChanges_active(t *testing.T) {
 	write(t, filepath.Join(dir, "a.txt"), "a")
 	var active atomic.Bool
 	p, r := filesFeed(t, DirGrant{HostPath: dir}, fastFeed().WithActive(active.Load))
-	require.Eventually(t, func() bool { return p.Stats().Calls >= 2 }, waitLong, time.Millisecond, "describe at load, then the baseline")
+	require.Eventually(t, func() bool { return p.Stats().Calls >= 2 }, testkit.Wait, time.Millisecond, "describe at load, then the baseline")
 	calls := p.Stats().Calls
 	write(t, filepath.Join(dir, "a.txt"), "a, unheard")
 	time.Sleep(300 * time.Millisecond) // several intervals, all inactive
@@ -149,7 +150,7 @@ func TestWatchChanges_active(t *testing.T) {
 	require.Eventually(t, func() bool {
 		write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
 		return r.count(realURI(t, dir, "a.txt")) > 0
-	}, waitLong, 200*time.Millisecond)
+	}, testkit.Wait, 200*time.Millisecond)
 }
 
 // TestWatchChanges_changeAtActivation: a file created the moment someone
@@ -171,7 +172,7 @@ func TestWatchChanges_changeAtActivation(t *testing.T) {
 			active.Store(true)
 			time.Sleep(delay)
 			write(t, filepath.Join(dir, "new.txt"), "new")
-			require.Eventually(t, func() bool { return r.listChanges() > 0 }, waitLong, 10*time.Millisecond)
+			require.Eventually(t, func() bool { return r.listChanges() > 0 }, testkit.Wait, 10*time.Millisecond)
 		})
 	}
 }
@@ -180,11 +181,11 @@ func TestWatchChanges_changeAtActivation(t *testing.T) {
 // a bad config, is refused; a closed provider ends the feed.
 func TestWatchChanges_refusals(t *testing.T) {
 	rt := cachedRuntime(t)
-	minimal := load(t, rt, minimalWasm(t), NewProviderConfig())
+	minimal := load(t, rt, minimalWasm(t), testkit.Limits(NewProviderConfig()))
 	err := minimal.WatchChanges(t.Context(), NewChangeFeedConfig(), func(*abi.ChangesResult) {})
 	require.ErrorIs(t, err, abi.ErrUnsupported)
 
-	p := load(t, rt, filesWasm(t), NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: t.TempDir()}}}))
+	p := load(t, rt, filesWasm(t), testkit.Limits(NewProviderConfig()).WithGrants(Grants{Dirs: []DirGrant{{HostPath: t.TempDir()}}}))
 	for _, cfg := range []ChangeFeedConfig{
 		NewChangeFeedConfig().WithInterval(0),
 		NewChangeFeedConfig().WithSettle(-time.Second),

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 )
@@ -153,7 +154,7 @@ func heavy() []byte {
 // the limit; the worker died, not this process.
 func TestCompileWorkerMemoryLimit(t *testing.T) {
 	rt := newRuntime(t, runtime.NewConfig())
-	_, err := rt.Load(context.Background(), "heavy", heavy(), runtime.NewProviderConfig().WithCompileMemoryLimit(40<<20))
+	_, err := rt.Load(context.Background(), "heavy", heavy(), testkit.Limits(runtime.NewProviderConfig()).WithCompileMemoryLimit(40<<20))
 	require.ErrorIs(t, err, runtime.ErrCompile)
 	require.ErrorContains(t, err, "compile memory limit of 40 MiB")
 	readOK(t, loadProvider(t, rt, heavy())) // under the default limit, it loads
@@ -172,7 +173,7 @@ func TestCompileWorkerTimeout(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err := rt.Load(context.Background(), "slow", wasm, runtime.NewProviderConfig().WithCompileTimeout(time.Second))
+	_, err := rt.Load(context.Background(), "slow", wasm, testkit.Limits(runtime.NewProviderConfig()).WithCompileTimeout(time.Second))
 	require.ErrorIs(t, err, runtime.ErrCompile)
 	require.ErrorContains(t, err, "compile timeout")
 	require.Less(t, time.Since(start), 30*time.Second)
@@ -200,7 +201,7 @@ func TestCompileWorkerOnceThenCache(t *testing.T) {
 	p3 := loadProvider(t, rt3, other)
 	require.Equal(t, before+1, runtime.WorkersStarted(), "a trusted module starts no worker")
 	readOK(t, p3)
-	_, err := rt3.Load(ctx, "heavy", heavy(), runtime.NewProviderConfig().WithCompileMemoryLimit(40<<20))
+	_, err := rt3.Load(ctx, "heavy", heavy(), testkit.Limits(runtime.NewProviderConfig()).WithCompileMemoryLimit(40<<20))
 	require.ErrorContains(t, err, "compile memory limit", "trust is per module")
 }
 
@@ -209,7 +210,7 @@ func TestCompileWorkerOnceThenCache(t *testing.T) {
 func TestReloadIntoDeadCompileKeepsServing(t *testing.T) {
 	rt := newRuntime(t, runtime.NewConfig())
 	first := loadProvider(t, rt, provider(nil))
-	_, err := rt.Load(context.Background(), "heavy", heavy(), runtime.NewProviderConfig().WithCompileMemoryLimit(40<<20))
+	_, err := rt.Load(context.Background(), "heavy", heavy(), testkit.Limits(runtime.NewProviderConfig()).WithCompileMemoryLimit(40<<20))
 	require.ErrorIs(t, err, runtime.ErrCompile)
 	readOK(t, first)
 }
@@ -235,7 +236,7 @@ func newRuntime(t *testing.T, cfg runtime.Config) *runtime.Runtime {
 
 func loadProvider(t *testing.T, rt *runtime.Runtime, wasm []byte) *runtime.Provider {
 	t.Helper()
-	p, err := rt.Load(context.Background(), "x", wasm, runtime.NewProviderConfig())
+	p, err := rt.Load(context.Background(), "x", wasm, testkit.Limits(runtime.NewProviderConfig()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	return p
@@ -263,7 +264,7 @@ func BenchmarkColdLoad(b *testing.B) {
 				}
 				rt, err := runtime.New(ctx, cfg)
 				require.NoError(b, err)
-				p, err := rt.Load(ctx, "x", wasm, runtime.NewProviderConfig())
+				p, err := rt.Load(ctx, "x", wasm, testkit.Limits(runtime.NewProviderConfig()))
 				require.NoError(b, err)
 				_ = p.Close(ctx)
 				_ = rt.Close(ctx)

@@ -19,6 +19,10 @@ func (c ProviderConfig) withPreempt(m preemptMode) ProviderConfig { c.preempt = 
 // slotsInUse is the number of global slots held now.
 func (r *Runtime) slotsInUse() int { return r.slots.inUse(r.cfg.maxConcurrency) }
 
+// SlotsInUse is slotsInUse, for the package's external tests: a call
+// holds a slot while it runs in its guest.
+func (r *Runtime) SlotsInUse() int { return r.slotsInUse() }
+
 // slotWaiters is the number of calls waiting for a global slot.
 func (r *Runtime) slotWaiters() int {
 	r.slots.mu.Lock()

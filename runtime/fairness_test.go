@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestFairness: one provider saturated with calls that run to their deadline
@@ -23,8 +24,8 @@ func TestFairness(t *testing.T) {
 	good, err := os.ReadFile("../testdata/hostile/good.wasm")
 	require.NoError(t, err)
 	rt := newTestRuntime(t, NewConfig().WithMaxConcurrency(4))
-	busy := load(t, rt, spin, NewProviderConfig().WithTimeout(time.Hour).WithPoolSize(8))
-	quiet := load(t, rt, good, NewProviderConfig())
+	busy := load(t, rt, spin, testkit.Limits(NewProviderConfig()).WithTimeout(time.Hour).WithPoolSize(8))
+	quiet := load(t, rt, good, testkit.Limits(NewProviderConfig()))
 
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -37,7 +38,7 @@ func TestFairness(t *testing.T) {
 			errs <- err
 		}()
 	}
-	require.Eventually(t, func() bool { return rt.slotsInUse()+rt.slotWaiters() == 8 }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return rt.slotsInUse()+rt.slotWaiters() == 8 }, testkit.Wait, time.Millisecond,
 		"every busy call has a slot or waits for one")
 	require.Equal(t, 3, rt.slotsInUse(), "the busy provider takes every slot but one")
 

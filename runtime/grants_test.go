@@ -15,17 +15,18 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestGrantsValidateMore(t *testing.T) {
 	ok := Grants{Config: map[string]string{"a": "1"}, Secrets: map[string]string{"token": "s"}, HTTP: HTTPGrant{Allow: []HTTPRule{{Prefix: "https://h/"}}}, Clock: true, Random: true}
-	require.NoError(t, NewProviderConfig().WithGrants(ok).validate())
+	require.NoError(t, testkit.Limits(NewProviderConfig()).WithGrants(ok).validate())
 	for name, g := range map[string]Grants{
 		"bad secret key": {Secrets: map[string]string{"a b": "s"}},
 		"key twice":      {Config: map[string]string{"k": "1"}, Secrets: map[string]string{"k": "2"}},
 		"bad http":       {HTTP: HTTPGrant{Allow: []HTTPRule{{Prefix: "gopher://h/"}}}},
 	} {
-		require.ErrorIs(t, NewProviderConfig().WithGrants(g).validate(), ErrConfig, name)
+		require.ErrorIs(t, testkit.Limits(NewProviderConfig()).WithGrants(g).validate(), ErrConfig, name)
 	}
 }
 
@@ -34,7 +35,7 @@ func TestGrantsCloneIsDeep(t *testing.T) {
 		Dirs: []DirGrant{{HostPath: "/a"}}, Config: map[string]string{"k": "v"}, Secrets: map[string]string{"s": "x"},
 		HTTP: HTTPGrant{Allow: []HTTPRule{{Prefix: "https://h/", Methods: []string{"GET"}}}},
 	}
-	cfg := NewProviderConfig().WithGrants(g)
+	cfg := testkit.Limits(NewProviderConfig()).WithGrants(g)
 	g.Dirs[0].HostPath, g.Config["k"], g.Secrets["s"], g.HTTP.Allow[0].Methods[0] = "/b", "w", "y", "POST"
 	got := cfg.Grants()
 	require.Equal(t, "/a", got.Dirs[0].HostPath)
@@ -148,7 +149,7 @@ func (c *closeCounter) RoundTrip(*http.Request) (*http.Response, error) {
 func (c *closeCounter) CloseIdleConnections() { c.n++ }
 
 func TestRedact(t *testing.T) {
-	cfg := NewProviderConfig().WithGrants(Grants{Secrets: map[string]string{"a": "abcd", "b": "abcdef", "short": "on"}})
+	cfg := testkit.Limits(NewProviderConfig()).WithGrants(Grants{Secrets: map[string]string{"a": "abcd", "b": "abcdef", "short": "on"}})
 	require.Equal(t, "x "+masked+" y "+masked+" on", cfg.redact("x abcdef y abcd on"))
 	err := domainError("read", []byte(`{"code":"internal","message":"bad token abcdef"}`), cfg.redact)
 	require.ErrorIs(t, err, abi.ErrProviderInternal)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestWatchChanges_specialFiles: named pipes and sockets in a watched
@@ -31,7 +33,7 @@ func TestWatchChanges_specialFiles(t *testing.T) {
 			require.Eventually(t, func() bool {
 				write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
 				return r.count(realURI(t, dir, "a.txt")) > 0
-			}, waitLong, 200*time.Millisecond)
+			}, testkit.Wait, 200*time.Millisecond)
 			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "sub", "pipe2"), 0o644))
 			lists := r.listChanges()
 			write(t, filepath.Join(dir, "sub", "new.md"), "new")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -25,7 +26,7 @@ func grantProbe(t *testing.T, g runtime.Grants) *runtime.Provider {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	p, err := rt.Load(ctx, "grantprobe", wasm, runtime.NewProviderConfig().WithPoolSize(1).WithGrants(g))
+	p, err := rt.Load(ctx, "grantprobe", wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithGrants(g))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(ctx) })
 	return p
@@ -214,7 +215,7 @@ func TestGrantPathRefused(t *testing.T) {
 		"missing": filepath.Join(t.TempDir(), "nope"),
 		"device":  "/dev/null",
 	} {
-		cfg := runtime.NewProviderConfig().WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: host}}})
+		cfg := testkit.Limits(runtime.NewProviderConfig()).WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: host}}})
 		_, err := rt.Load(ctx, "grantprobe", wasm, cfg)
 		require.ErrorIs(t, err, runtime.ErrConfig, name)
 		require.ErrorContains(t, err, "grant", name)
@@ -234,7 +235,7 @@ func TestFileGrantListing(t *testing.T) {
 	t.Cleanup(func() { _ = rt.Close(ctx) })
 	grant := runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: filepath.Join(dir, "notes.md")}}}
 	// -race on a busy machine compiles a Go guest slowly.
-	cfg := runtime.NewProviderConfig().WithCompileTimeout(10 * time.Minute).WithGrants(grant)
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithCompileTimeout(10 * time.Minute).WithGrants(grant)
 	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/files"), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(ctx) })
@@ -269,7 +270,7 @@ func TestGrantTreeFIFO(t *testing.T) {
 	select {
 	case err := <-done:
 		require.ErrorIs(t, err, abi.ErrNotFound)
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("opening a FIFO in a granted directory blocked the host")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -26,31 +25,36 @@ const hostileDir = "../testdata/hostile"
 const marker = "EVILMARKER"
 
 // Limits every hostile test runs under, small so the suite stays fast.
+// hostileTimeout is the deadline of the tests about a deadline only
+// (hostileDeadlines); the others run under testkit.Patient, so that a
+// loaded machine cannot turn a good call into a timeout.
 const (
 	hostileTimeout = 200 * time.Millisecond
 	hostileMemory  = 4 << 20 // 64 pages
 	hostileOutput  = 16 << 10
 )
 
-// hostileConfig is the provider configuration of the hostile suite: short
+// hostileConfig is the provider configuration of the hostile suite: patient
 // deadlines, small caps and a single instance, so the call after a fault is
-// served by a fresh instance.
+// served by a fresh instance. A test about a deadline adds hostileDeadlines.
 func hostileConfig() runtime.ProviderConfig {
-	return runtime.NewProviderConfig().
-		WithTimeout(hostileTimeout).
-		WithInitTimeout(hostileTimeout).
+	return testkit.Limits(runtime.NewProviderConfig()).
 		WithMemoryLimit(hostileMemory).
 		WithOutputLimit(hostileOutput).
 		WithPoolSize(1).
 		WithGrants(runtime.Grants{Config: map[string]string{"k": "v"}})
 }
 
+// hostileDeadlines gives c the short call and init deadlines of the tests
+// about a deadline.
+func hostileDeadlines(c runtime.ProviderConfig) runtime.ProviderConfig {
+	return c.WithTimeout(hostileTimeout).WithInitTimeout(hostileTimeout)
+}
+
 // fixture returns the committed bytes of testdata/hostile/name.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(hostileDir, name))
-	require.NoError(t, err, "run testdata/hostile/regen.sh")
-	return b
+	return testkit.ReadFixture(t, "hostile", name)
 }
 
 // newHostileRuntime returns a Runtime logging to logs, closed at cleanup.
@@ -132,15 +136,16 @@ func requireCleanMessage(t *testing.T, msg string) {
 	}
 }
 
-// requireNoGoroutineLeak registers a cleanup that fails the test if, ~2s
-// after it ends, more goroutines run than when it started (with slack for
-// the runtime's own background goroutines).
+// requireNoGoroutineLeak registers a cleanup that fails the test if, up to
+// testkit.Wait after it ends, more goroutines run than when it started (with
+// slack for the runtime's own background goroutines): goroutines that end
+// late on a loaded machine are not a leak.
 func requireNoGoroutineLeak(t *testing.T) {
 	t.Helper()
 	before := goruntime.NumGoroutine()
 	t.Cleanup(func() {
 		const slack = 2
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(testkit.Wait)
 		for {
 			now := goruntime.NumGoroutine()
 			if now <= before+slack {
@@ -151,7 +156,7 @@ func requireNoGoroutineLeak(t *testing.T) {
 				buf = buf[:goruntime.Stack(buf, true)]
 				t.Fatalf("goroutine leak: %d before, %d after\n%s", before, now, buf)
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(testkit.Tick)
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -28,7 +29,7 @@ func httpProbe(t *testing.T, req string, g runtime.HTTPGrant, timeout time.Durat
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(slog.New(logs)))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	cfg := runtime.NewProviderConfig().WithPoolSize(1).WithTimeout(timeout).
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithTimeout(timeout).
 		WithGrants(runtime.Grants{HTTP: g, Config: map[string]string{"req": req}})
 	p, err := rt.Load(ctx, "httpprobe", httpProbeWasm(t), cfg)
 	require.NoError(t, err)
@@ -63,12 +64,12 @@ func TestHTTPImportNeedsGrant(t *testing.T) {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	_, err = rt.Load(ctx, "httpprobe", httpProbeWasm(t), runtime.NewProviderConfig().WithGrants(runtime.Grants{Config: map[string]string{"req": "{}"}}))
+	_, err = rt.Load(ctx, "httpprobe", httpProbeWasm(t), testkit.Limits(runtime.NewProviderConfig()).WithGrants(runtime.Grants{Config: map[string]string{"req": "{}"}}))
 	require.ErrorIs(t, err, runtime.ErrForbiddenImport)
 	require.ErrorContains(t, err, "mcpw_v1.http_fetch needs outbound HTTP but the operator granted none")
 	require.ErrorContains(t, err, "--allow-http PREFIX")
 
-	rep := rt.Inspect(ctx, "httpprobe", httpProbeWasm(t), runtime.NewProviderConfig())
+	rep := rt.Inspect(ctx, "httpprobe", httpProbeWasm(t), testkit.Limits(runtime.NewProviderConfig()))
 	require.False(t, rep.Valid)
 	verdicts := map[string]string{}
 	for _, im := range rep.Imports {
@@ -148,7 +149,7 @@ func TestSecretsMaskedInGuestLogs(t *testing.T) {
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithLogger(slog.New(logs)))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	cfg := runtime.NewProviderConfig().WithGrants(runtime.Grants{
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithGrants(runtime.Grants{
 		Config:  map[string]string{"req": `{"url":"` + srv.URL + `/"}`},
 		Secrets: map[string]string{"token": "s3cret-value"},
 		HTTP:    runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: srv.URL + "/"}}, AllowPrivateNetwork: true},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -89,7 +90,7 @@ func growChild(t *testing.T, spec string) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, rt.Close(ctx)) }()
 	// The deadline is not what this test is about: it only must not decide it.
-	cfg := runtime.NewProviderConfig().WithMemoryLimit(capBytes).WithPoolSize(conc).WithRecycleAfter(1).
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithMemoryLimit(capBytes).WithPoolSize(conc).WithRecycleAfter(1).
 		WithTimeout(5 * time.Minute)
 	p, err := rt.Load(ctx, "grow", fixture(t, "grow.wasm"), cfg)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestMappedMemoryGrowsInPlace: growing commits the next pages of the one
@@ -53,7 +54,7 @@ func TestInstanceMemoryUnmapped(t *testing.T) {
 	ctx := context.Background()
 	before := liveReservations.Load()
 	rt := newTestRuntime(t, NewConfig())
-	cfg := NewProviderConfig().WithMemoryLimit(4 << 20).WithPoolSize(2)
+	cfg := testkit.Limits(NewProviderConfig()).WithMemoryLimit(4 << 20).WithPoolSize(2)
 	p, err := rt.Load(ctx, "grow", readFile(t, filepath.Join("..", "testdata", "hostile", "grow.wasm")), cfg)
 	require.NoError(t, err)
 	require.Equal(t, before+1, liveReservations.Load(), "the pooled load instance")
@@ -83,7 +84,7 @@ func TestHeapMemoryFallback(t *testing.T) {
 	reserve = func(uint64) *mappedMemory { return nil }
 	before := liveReservations.Load()
 	rt := newTestRuntime(t, NewConfig())
-	p := load(t, rt, readFile(t, filepath.Join("..", "testdata", "hostile", "grow.wasm")), NewProviderConfig().WithMemoryLimit(4<<20).WithRecycleAfter(1))
+	p := load(t, rt, readFile(t, filepath.Join("..", "testdata", "hostile", "grow.wasm")), testkit.Limits(NewProviderConfig()).WithMemoryLimit(4<<20).WithRecycleAfter(1))
 	for range 3 {
 		res, err := p.Read(context.Background(), "evil:growfill")
 		require.NoError(t, err)

@@ -59,7 +59,11 @@ func TestObserverSeesEveryCallWithItsKind(t *testing.T) {
 	for _, tt := range tests {
 		p := providers[tt.fixture]
 		if p == nil {
-			p, err = loadHostile(t, rt, tt.fixture, hostileConfig())
+			cfg := hostileConfig()
+			if tt.kind == "timeout" {
+				cfg = hostileDeadlines(cfg)
+			}
+			p, err = loadHostile(t, rt, tt.fixture, cfg)
 			require.NoError(t, err)
 			providers[tt.fixture] = p
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -70,7 +71,7 @@ func TestProviderConfig_overridesAreTheEffectiveDescribe(t *testing.T) {
 func TestProviderConfig_badNameRefusedBeforeCompiling(t *testing.T) {
 	rt := newHostileRuntime(t, &logSink{})
 	for _, name := range []string{"Docs", "-docs", "a b", string(make([]byte, abi.MaxNameLength+1)), "docs\x00"} {
-		_, err := rt.Load(t.Context(), "x", []byte("not wasm at all"), runtime.NewProviderConfig().WithName(name))
+		_, err := rt.Load(t.Context(), "x", []byte("not wasm at all"), testkit.Limits(runtime.NewProviderConfig()).WithName(name))
 		require.ErrorIs(t, err, runtime.ErrConfig, "%q", name)
 		require.ErrorContains(t, err, "use 1-64 of [a-z0-9._-]", "%q", name)
 	}
@@ -81,7 +82,7 @@ func TestProviderConfig_badNameRefusedBeforeCompiling(t *testing.T) {
 func TestProviderConfig_badCacheHintRefused(t *testing.T) {
 	rt := newHostileRuntime(t, &logSink{})
 	for _, h := range []abi.CacheHint{{TTLMs: -1, Scope: abi.ScopePublic}, {TTLMs: 366 * 24 * 3600 * 1000, Scope: abi.ScopePublic}, {TTLMs: 1, Scope: "world"}} {
-		_, err := rt.Load(t.Context(), "x", []byte("not wasm at all"), runtime.NewProviderConfig().WithCacheHint(&h))
+		_, err := rt.Load(t.Context(), "x", []byte("not wasm at all"), testkit.Limits(runtime.NewProviderConfig()).WithCacheHint(&h))
 		require.ErrorIs(t, err, runtime.ErrConfig, "%+v", h)
 		require.ErrorContains(t, err, "cache hint", "%+v", h)
 	}

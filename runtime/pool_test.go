@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestPool_Hammer drives many goroutines through a small pool: every call
@@ -18,7 +20,7 @@ func TestPool_Hammer(t *testing.T) {
 		calls = 40
 	}
 	rt := newTestRuntime(t, NewConfig().WithMaxConcurrency(8))
-	p := load(t, rt, minimalWasm(t), NewProviderConfig().WithPoolSize(size).WithRecycleAfter(7))
+	p := load(t, rt, minimalWasm(t), testkit.Limits(NewProviderConfig()).WithPoolSize(size).WithRecycleAfter(7))
 	var failures, maxLive atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -49,7 +51,7 @@ func TestPool_Hammer(t *testing.T) {
 
 func TestPool_WaitHonoursDeadline(t *testing.T) {
 	rt := newTestRuntime(t, NewConfig())
-	p := load(t, rt, minimalWasm(t), NewProviderConfig().WithPoolSize(1))
+	p := load(t, rt, minimalWasm(t), testkit.Limits(NewProviderConfig()).WithPoolSize(1))
 	in, err := p.pool.acquire(context.Background(), func(context.Context) error { return nil })
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -63,7 +65,7 @@ func TestPool_WaitHonoursDeadline(t *testing.T) {
 
 func TestProvider_ClosedAndUnsupported(t *testing.T) {
 	rt := newTestRuntime(t, NewConfig())
-	p := load(t, rt, minimalWasm(t), NewProviderConfig())
+	p := load(t, rt, minimalWasm(t), testkit.Limits(NewProviderConfig()))
 	_, err := p.List(context.Background(), "")
 	require.ErrorContains(t, err, "does not implement list")
 	_, err = p.Read(context.Background(), "other:a")

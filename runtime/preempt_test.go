@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 	bt "github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 )
@@ -24,7 +25,7 @@ func TestGCWhileGuestSpins(t *testing.T) {
 	spin, err := os.ReadFile("../testdata/hostile/spin.wasm")
 	require.NoError(t, err)
 	rt := newTestRuntime(t, NewConfig())
-	p := load(t, rt, spin, NewProviderConfig().WithTimeout(time.Hour))
+	p := load(t, rt, spin, testkit.Limits(NewProviderConfig()).WithTimeout(time.Hour))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -33,7 +34,7 @@ func TestGCWhileGuestSpins(t *testing.T) {
 		_, err := p.Read(ctx, "evil:exprec")
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return rt.slotsInUse() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return rt.slotsInUse() == 1 }, testkit.Wait, time.Millisecond)
 	for range 5 {
 		goruntime.GC()
 	}
@@ -57,7 +58,7 @@ func TestPreemptImportRefused(t *testing.T) {
 	m.Memory = &bt.Limits{Min: 1}
 	m.Func(bt.Func{Type: m.Type([]byte{bt.I32}, []byte{bt.I32}), Export: "mcpw_v1_describe", Body: bt.I32Const(0)})
 	rt := newTestRuntime(t, NewConfig())
-	_, err := rt.Load(t.Context(), "x", m.Bytes(), NewProviderConfig())
+	_, err := rt.Load(t.Context(), "x", m.Bytes(), testkit.Limits(NewProviderConfig()))
 	require.ErrorIs(t, err, ErrForbiddenImport)
 	require.Contains(t, err.Error(), wasmbin.PreemptModule)
 }
@@ -67,7 +68,7 @@ func TestPreemptImportRefused(t *testing.T) {
 func TestRawBlob(t *testing.T) {
 	wasm, err := os.ReadFile("../testdata/hostile/raw_content.wasm")
 	require.NoError(t, err)
-	p := load(t, newTestRuntime(t, NewConfig()), wasm, NewProviderConfig())
+	p := load(t, newTestRuntime(t, NewConfig()), wasm, testkit.Limits(NewProviderConfig()))
 	r, err := p.Read(t.Context(), "evil:rawblob")
 	require.NoError(t, err)
 	require.Len(t, r.Contents, 1)

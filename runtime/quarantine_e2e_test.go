@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -16,7 +17,7 @@ import (
 // another provider in the same Runtime is never affected.
 func TestQuarantine_RealGuest(t *testing.T) {
 	rt := newHostileRuntime(t, &logSink{})
-	cfg := runtime.NewProviderConfig().WithQuarantine(3, 300*time.Millisecond, time.Second)
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithQuarantine(3, 300*time.Millisecond, time.Second)
 	bad, err := loadHostile(t, rt, "traps.wasm", cfg)
 	require.NoError(t, err)
 	other, err := loadHostile(t, rt, "good.wasm", cfg)
@@ -39,7 +40,7 @@ func TestQuarantine_RealGuest(t *testing.T) {
 	_, err = other.Read(ctx, "evil:good")
 	require.NoError(t, err, "other providers are unaffected")
 
-	require.Eventually(t, func() bool { return !bad.Stats().Quarantined }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return !bad.Stats().Quarantined }, testkit.Wait, 20*time.Millisecond)
 	_, err = bad.Read(ctx, "evil:good")
 	require.NoError(t, err, "the trial call after the backoff runs and heals the provider")
 	_, err = bad.Read(ctx, "evil:good")

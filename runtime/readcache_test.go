@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // The read cache, through the real files provider: hits are served while
@@ -28,7 +29,7 @@ var publicHint = &abi.CacheHint{TTLMs: 60_000, Scope: abi.ScopePublic}
 func cacheProvider(t *testing.T, dir string, cfg Config, hint *abi.CacheHint) (*Runtime, *Provider) {
 	t.Helper()
 	rt := newTestRuntime(t, cfg.WithCacheDir(filepath.Join(testguest.Root(), "build", "runtime-test-cache")))
-	p := load(t, rt, filesWasm(t), NewProviderConfig().WithCacheHint(hint).WithGrants(Grants{Dirs: []DirGrant{{HostPath: dir}}}))
+	p := load(t, rt, filesWasm(t), testkit.Limits(NewProviderConfig()).WithCacheHint(hint).WithGrants(Grants{Dirs: []DirGrant{{HostPath: dir}}}))
 	return rt, p
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
@@ -28,13 +29,13 @@ func TestRewriteCache(t *testing.T) {
 	fresh, err := mod.Instrument(wasmbin.Options{})
 	require.NoError(t, err)
 
-	first, err := prepare(wasm, NewProviderConfig(), rc)
+	first, err := prepare(wasm, testkit.Limits(NewProviderConfig()), rc)
 	require.NoError(t, err)
 	require.False(t, first.cached)
 	require.Equal(t, fresh, first.wasm)
 	require.NoError(t, first.store())
 
-	second, err := prepare(wasm, NewProviderConfig(), rc)
+	second, err := prepare(wasm, testkit.Limits(NewProviderConfig()), rc)
 	require.NoError(t, err)
 	require.True(t, second.cached, "the stored rewrite is used")
 	require.Nil(t, second.store)
@@ -49,20 +50,20 @@ func TestRewriteCache(t *testing.T) {
 		"empty":          {},
 	} {
 		require.NoError(t, os.WriteFile(entry, damaged, 0o600))
-		p, err := prepare(wasm, NewProviderConfig(), rc)
+		p, err := prepare(wasm, testkit.Limits(NewProviderConfig()), rc)
 		require.NoError(t, err, name)
 		require.False(t, p.cached, "%s: a damaged entry is a miss", name)
 		require.Equal(t, fresh, p.wasm, name)
 	}
 
-	off, err := prepare(wasm, NewProviderConfig(), rewriteCache{})
+	off, err := prepare(wasm, testkit.Limits(NewProviderConfig()), rewriteCache{})
 	require.NoError(t, err)
 	require.False(t, off.cached)
 	require.Nil(t, off.store, "no cache directory: nothing to store")
 	require.Equal(t, fresh, off.wasm)
 
 	other := readFile(t, "../testdata/hostile/good.wasm")
-	p, err := prepare(other, NewProviderConfig(), rc)
+	p, err := prepare(other, testkit.Limits(NewProviderConfig()), rc)
 	require.NoError(t, err)
 	require.False(t, p.cached, "another module has another key")
 }
@@ -76,7 +77,7 @@ func TestRewriteCacheStillPreempts(t *testing.T) {
 	for i, want := range []bool{false, true} {
 		var log testlog.Buffer
 		rt := newTestRuntime(t, NewConfig().WithCacheDir(dir).WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-		p := load(t, rt, spin, NewProviderConfig().WithTimeout(50*time.Millisecond))
+		p := load(t, rt, spin, testkit.Limits(NewProviderConfig()).WithTimeout(50*time.Millisecond))
 		require.Contains(t, log.String(), "rewrite_cached="+map[bool]string{false: "false", true: "true"}[want], "load %d", i)
 		start := time.Now()
 		_, err := p.Read(t.Context(), "evil:loopif")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestSlots_KeepOneForAnIdleProvider(t *testing.T) {
@@ -34,7 +36,7 @@ func TestSlots_KeepOneForAnIdleProvider(t *testing.T) {
 			}
 		}()
 	}
-	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 3 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 3 }, testkit.Wait, time.Millisecond)
 	waiting := func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) }
 	s.release(&a) // a holds 2, b 1, c 0; one slot free
 	require.Equal(t, &c, <-granted, "the provider holding no slot goes first")
@@ -55,7 +57,7 @@ func TestSlots_CancelReturnsAGrant(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- s.acquire(ctx, &a) }()
-	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 1 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 1 }, testkit.Wait, time.Millisecond)
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	s.mu.Lock()

@@ -20,6 +20,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // FuzzHostCalls drives generated guests that call one host function in a
@@ -59,9 +60,9 @@ const (
 	// hostCallStopBound is how long past its deadline a call may end: the
 	// documented bound (abi/ABI.md §9.3, a few milliseconds on an idle core)
 	// with room for a machine whose cores are all busy.
-	hostCallStopBound = 2 * time.Second
+	hostCallStopBound = 10 * time.Second
 	// hostCallOuterBound kills a child whose call does not end at all.
-	hostCallOuterBound = 30 * time.Second
+	hostCallOuterBound = testkit.Wait
 	// hostCallMemory is the guest's memory cap; hostCallRSSBudget the
 	// child's peak RSS budget: that memory, the test binary and the host's
 	// bounded buffers.
@@ -222,7 +223,7 @@ func runHostCall(t *testing.T, prog []byte) (time.Duration, error) {
 	require.NoError(t, instantiateHostModules(ctx, r, nil))
 	def := hostCallDef(t, r, fn)
 	wasm := hostCallGuest(fn, def.ParamTypes(), def.ResultTypes(), pages, prog[min(2, len(prog)):])
-	prep, err := prepare(wasm, NewProviderConfig().WithMemoryLimit(hostCallMemory), rewriteCache{})
+	prep, err := prepare(wasm, testkit.Limits(NewProviderConfig()).WithMemoryLimit(hostCallMemory), rewriteCache{})
 	require.NoError(t, err)
 	mountFS := hostCallMount(t, os.Getenv(hostCallDirEnv))
 	cfg := wazero.NewModuleConfig().WithName("").

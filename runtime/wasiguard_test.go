@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -26,11 +27,13 @@ const (
 	// cores busy.
 	wasiStopBound = 10 * time.Second
 	// wasiOuterBound fails a test whose call does not end at all.
-	wasiOuterBound = 60 * time.Second
+	wasiOuterBound = testkit.Wait
 )
 
+// wasiConfig is the configuration of the tests that a WASI loop ends at its
+// call or init deadline.
 func wasiConfig() runtime.ProviderConfig {
-	return hostileConfig().WithMemoryLimit(wasiMemory)
+	return hostileDeadlines(hostileConfig()).WithMemoryLimit(wasiMemory)
 }
 
 // wasiGrantDir makes a granted directory holding "big", a sparse file of
@@ -119,7 +122,7 @@ func TestWASIInitDeadline(t *testing.T) {
 // host descriptors (the cap counts the preopen too), across calls of its
 // pooled instance; the host keeps its own.
 func TestGrantOpenFilesCapped(t *testing.T) {
-	cfg := hostileConfig().WithTimeout(5 * time.Second).
+	cfg := hostileConfig().
 		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: t.TempDir(), GuestPath: "/data"}}})
 	rt := newHostileRuntime(t, &logSink{})
 	p, err := loadHostile(t, rt, "wasi_fs_loop.wasm", cfg)

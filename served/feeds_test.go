@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -55,14 +56,10 @@ func catalogConfig(t *testing.T, dir string, names ...string) string {
 	for _, n := range names {
 		entries = append(entries, `{"module": "`+catalog+`", "name": "`+n+`", "schemePrefix": "`+n+`"}`)
 	}
-	entries = append(entries, `{"module": "`+fixture("hostile", "good.wasm")+`"}`)
+	entries = append(entries, `{"module": "`+testkit.Fixture("hostile", "good.wasm")+`"}`)
 	path := filepath.Join(dir, "mcp.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"providers": [`+strings.Join(entries, ",")+`]}`), 0o644))
 	return path
-}
-
-func fixture(parts ...string) string {
-	return filepath.Join(append([]string{testguest.Root(), "testdata"}, parts...)...)
 }
 
 // TestFeeds_followTheSet: a feed runs for each served provider that
@@ -72,7 +69,7 @@ func fixture(parts ...string) string {
 func TestFeeds_followTheSet(t *testing.T) {
 	dir := t.TempDir()
 	path := catalogConfig(t, dir, "alpha")
-	reread := func() (*config.Config, error) { return config.Read(path, noEnv) }
+	reread := func() (*config.Config, error) { return readConfig(path) }
 	cfg, err := reread()
 	require.NoError(t, err)
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -84,7 +81,7 @@ func TestFeeds_followTheSet(t *testing.T) {
 	sink := &recordingSink{}
 	set.StartFeeds(t.Context(), sink, runtime.NewChangeFeedConfig().WithInterval(10*time.Millisecond).WithSettle(0).WithDirWatch(false))
 	require.Equal(t, 1, set.feeds.count(), "one feed: good.wasm has no changes operation")
-	require.Eventually(t, func() bool { return sink.heard("alpha") >= 2 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return sink.heard("alpha") >= 2 }, testkit.Wait, 10*time.Millisecond)
 	sink.mu.Lock()
 	require.True(t, strings.HasPrefix(sink.updated["alpha"][0], "alpha+catalog:"), "URIs come prefixed: %v", sink.updated["alpha"])
 	sink.mu.Unlock()
@@ -92,7 +89,7 @@ func TestFeeds_followTheSet(t *testing.T) {
 	catalogConfig(t, dir, "beta", "gamma")
 	require.NoError(t, set.Reload(t.Context(), "test"))
 	require.Equal(t, 2, set.feeds.count(), "the reload replaced alpha's feed by beta's and gamma's")
-	require.Eventually(t, func() bool { return sink.heard("beta") > 0 && sink.heard("gamma") > 0 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return sink.heard("beta") > 0 && sink.heard("gamma") > 0 }, testkit.Wait, 10*time.Millisecond)
 	set.Close(context.Background())
 	require.Zero(t, set.feeds.count())
 	after := [2]int{sink.heard("beta"), sink.heard("gamma")}

@@ -12,23 +12,8 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
-
-// writeConfig writes text as mcp.json in a fresh directory holding copies
-// of minimal.wasm and good.wasm, and a docs/ directory.
-func writeConfig(t *testing.T, text string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range map[string]string{"minimal.wasm": fixture("wat", "minimal.wasm"), "good.wasm": fixture("hostile", "good.wasm")} {
-		b, err := os.ReadFile(src)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
-	}
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "docs"), 0o755))
-	path := filepath.Join(dir, "mcp.json")
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-	return path
-}
 
 func TestLoad(t *testing.T) {
 	files := filesWasm(t)
@@ -53,8 +38,8 @@ func TestLoad(t *testing.T) {
 	loader := NewLoader(newTestRuntime(t), ResolveFile, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeConfig(t, strings.ReplaceAll(tt.text, "FILES", files))
-			cfg, err := config.Read(path, noEnv)
+			path := testkit.WriteConfig(t, strings.ReplaceAll(tt.text, "FILES", files))
+			cfg, err := readConfig(path)
 			require.NoError(t, err)
 			g, err := loader.Load(t.Context(), cfg)
 			if tt.want == "" {
@@ -77,7 +62,7 @@ func TestLoad(t *testing.T) {
 // TestLoad_resolverIsTheOneSource: every module's bytes come from the
 // loader's resolver, with the size limit of its provider.
 func TestLoad_resolverIsTheOneSource(t *testing.T) {
-	good, err := os.ReadFile(fixture("hostile", "good.wasm"))
+	good, err := os.ReadFile(testkit.Fixture("hostile", "good.wasm"))
 	require.NoError(t, err)
 	var asked []string
 	resolve := func(ctx context.Context, req Request) (Module, error) {
@@ -110,10 +95,10 @@ func TestBuiltin(t *testing.T) {
 	require.Empty(t, m.Watch, "nothing local to watch")
 	_, err = r(t.Context(), Request{Ref: "builtin://x", MaxBytes: 2})
 	require.ErrorContains(t, err, "module is 4 bytes, limit is 2")
-	m, err = r(t.Context(), Request{Ref: config.ModuleRef(fixture("wat", "minimal.wasm")), MaxBytes: 1 << 20})
+	m, err = r(t.Context(), Request{Ref: config.ModuleRef(testkit.Fixture("wat", "minimal.wasm")), MaxBytes: 1 << 20})
 	require.NoError(t, err)
-	require.Equal(t, fixture("wat", "minimal.wasm"), m.Watch, "a file is watched")
-	_, err = r(t.Context(), Request{Ref: config.ModuleRef(fixture("wat", "minimal.wasm")), MaxBytes: 8})
+	require.Equal(t, testkit.Fixture("wat", "minimal.wasm"), m.Watch, "a file is watched")
+	_, err = r(t.Context(), Request{Ref: config.ModuleRef(testkit.Fixture("wat", "minimal.wasm")), MaxBytes: 8})
 	require.ErrorContains(t, err, "limit is 8")
 }
 
@@ -136,18 +121,18 @@ func TestLoad_limitsReachTheRuntime(t *testing.T) {
 		`"poolSize": 300, "initTimeout": "59m"`:  "pool size must be 1-256",
 		`"compileTimeout": "1h", "poolSize": -1`: "pool size must be 1-256",
 	} {
-		path := writeConfig(t, `{"providers": [{"module": "good.wasm", "limits": {`+key+`}}]}`)
-		cfg, err := config.Read(path, noEnv)
+		path := testkit.WriteConfig(t, `{"providers": [{"module": "good.wasm", "limits": {`+key+`}}]}`)
+		cfg, err := readConfig(path)
 		require.NoError(t, err, key)
 		_, err = loader.Load(t.Context(), cfg)
 		require.ErrorContains(t, err, want, key)
 	}
 
-	traps, err := os.ReadFile(fixture("hostile", "traps.wasm"))
+	traps, err := os.ReadFile(testkit.Fixture("hostile", "traps.wasm"))
 	require.NoError(t, err)
-	path := writeConfig(t, `{"providers": [{"module": "traps.wasm", "limits": {"quarantine": {"after": 1, "backoff": "1h", "maxBackoff": "2h"}}}]}`)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "traps.wasm", "limits": {"quarantine": {"after": 1, "backoff": "1h", "maxBackoff": "2h"}}}]}`)
 	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "traps.wasm"), traps, 0o644))
-	cfg, err := config.Read(path, noEnv)
+	cfg, err := readConfig(path)
 	require.NoError(t, err)
 	g, err := loader.Load(t.Context(), cfg)
 	require.NoError(t, err)

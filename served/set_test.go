@@ -3,14 +3,12 @@ package served
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +17,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/config"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
-	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
@@ -41,9 +39,6 @@ func newTestRuntime(t *testing.T) *runtime.Runtime {
 // embeds as its default provider), built once and cached by testguest.
 func filesWasm(t *testing.T) string { return testguest.Go(t, "guests/files") }
 
-// noEnv is an empty environment.
-func noEnv(string) (string, bool) { return "", false }
-
 // serverProviders returns ps as the server's providers.
 func serverProviders(ps []*Provider) []server.Provider {
 	out := make([]server.Provider, len(ps))
@@ -58,21 +53,11 @@ func publishTo(srv *server.Server) Publish {
 	return func(next []*Provider) (<-chan struct{}, error) { return srv.SetProviders(serverProviders(next)...) }
 }
 
-// filesConfig is a config serving the embedded files provider (files.wasm
-// in dir) over the directory named data, mapped to /data in the guest so
-// that a reload to another directory keeps the URIs (file:///data/...).
-func filesConfig(data string, pool int) string {
-	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": %q, "guest": "/data"}]}, "limits": {"poolSize": %d}}]}`, data, pool)
-}
-
-// reloadFixture is a served config directory: files.wasm, two data
-// directories a/ and b/ whose same.txt differ, and mcp.json.
+// reloadFixture is testkit's reload directory served in-process by a Set,
+// with a go-sdk client connected.
 type reloadFixture struct {
-	dir, path string
-	logs      *testlog.Buffer
-	set       *Set
-	cs        *mcp.ClientSession
-	listed    atomic.Int64 // list_changed notifications received
+	*testkit.Reload
+	set *Set
 }
 
 func newReloadFixture(t *testing.T) *reloadFixture {
@@ -84,18 +69,11 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 // revision.
 func newReloadFixtureRevision(t *testing.T, revision string) *reloadFixture {
 	t.Helper()
-	f := &reloadFixture{dir: t.TempDir(), logs: &testlog.Buffer{}}
-	f.path = filepath.Join(f.dir, "mcp.json")
 	wasm, err := os.ReadFile(filesWasm(t))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(f.dir, "files.wasm"), wasm, 0o644)) // a copy: the test changes its mtime
-	for _, d := range []string{"a", "b"} {
-		require.NoError(t, os.Mkdir(filepath.Join(f.dir, d), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(f.dir, d, "same.txt"), []byte("from "+d), 0o644))
-	}
-	f.write(t, filesConfig("a", 2))
-	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	reread := func() (*config.Config, error) { return config.Read(f.path, noEnv) }
+	f := &reloadFixture{Reload: testkit.NewReload(t, wasm)}
+	log := slog.New(slog.NewTextHandler(f.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	reread := func() (*config.Config, error) { return readConfig(f.Path) }
 	cfg, err := reread()
 	require.NoError(t, err)
 	loader := NewLoader(newTestRuntime(t), ResolveFile, log)
@@ -104,9 +82,7 @@ func newReloadFixtureRevision(t *testing.T, revision string) *reloadFixture {
 	srv, err := server.New(server.NewConfig().WithProviders(serverProviders(first.Providers())...).WithLogger(log).WithCallTimeout(cfg.MaxTimeout() + time.Second))
 	require.NoError(t, err)
 	f.set = NewSet(loader, first, SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
-	f.cs = serveInProcess(t, srv, revision, &mcp.ClientOptions{
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { f.listed.Add(1) },
-	})
+	f.CS = serveInProcess(t, srv, revision, &mcp.ClientOptions{ResourceListChangedHandler: f.ListChanged})
 	t.Cleanup(func() { f.set.Close(context.Background()) })
 	return f
 }
@@ -131,65 +107,24 @@ func serveInProcess(t *testing.T, srv *server.Server, revision string, opts *mcp
 	return cs
 }
 
-func (f *reloadFixture) write(t *testing.T, text string) {
-	t.Helper()
-	tmp := f.path + ".tmp"
-	require.NoError(t, os.WriteFile(tmp, []byte(text), 0o644))
-	require.NoError(t, os.Rename(tmp, f.path)) // atomic, as editors and config managers do
-}
-
-func (f *reloadFixture) read(t *testing.T) string {
-	t.Helper()
-	res, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
-	require.NoError(t, err)
-	return res.Contents[0].Text
-}
-
-// readers reads same.txt from n goroutines until stop is called, which
-// returns the number of reads and of failed reads.
-func (f *reloadFixture) readers(n int) (stop func() (reads, failed int64, firstErr error)) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var reads, failed atomic.Int64
-	var once sync.Once
-	var first error
-	for range n {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				_, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///data/same.txt"})
-				reads.Add(1)
-				if err != nil {
-					failed.Add(1)
-					once.Do(func() { first = err })
-				}
-			}
-		})
-	}
-	return func() (int64, int64, error) {
-		cancel()
-		wg.Wait()
-		return reads.Load(), failed.Load(), first
-	}
-}
-
 // TestReload_zeroFailedReads swaps the set back and forth under a steady
 // stream of reads through the real server and the real files.wasm: every
 // read succeeds, every swap is visible, and clients hear list_changed.
 func TestReload_zeroFailedReads(t *testing.T) {
 	f := newReloadFixture(t)
-	require.Equal(t, "from a", f.read(t))
-	stop := f.readers(4)
+	require.Equal(t, "from a", f.Read(t))
+	stop := f.Readers(4)
 	for i := range 6 {
 		data := []string{"b", "a"}[i%2]
-		f.write(t, filesConfig(data, 1+i%3))
+		f.Write(t, testkit.FilesConfig(data, 1+i%3))
 		require.NoError(t, f.set.Reload(t.Context(), "test"))
-		require.Equal(t, "from "+data, f.read(t), "reload %d", i)
+		require.Equal(t, "from "+data, f.Read(t), "reload %d", i)
 	}
 	reads, failed, first := stop()
 	require.Zero(t, failed, "%d of %d reads failed during reloads; first: %v", failed, reads, first)
 	require.Greater(t, reads, int64(6))
-	require.Eventually(t, func() bool { return f.listed.Load() > 0 }, 5*time.Second, 10*time.Millisecond, "no list_changed")
-	require.Contains(t, f.logs.String(), "providers reloaded")
+	require.Eventually(t, func() bool { return f.Listed.Load() > 0 }, testkit.Wait, 10*time.Millisecond, "no list_changed")
+	require.Contains(t, f.Logs.String(), "providers reloaded")
 }
 
 // TestReload_brokenKeepsTheOldSet: a broken config, a broken module and an
@@ -197,8 +132,8 @@ func TestReload_zeroFailedReads(t *testing.T) {
 // set keeps serving without a failed read.
 func TestReload_brokenKeepsTheOldSet(t *testing.T) {
 	f := newReloadFixture(t)
-	stop := f.readers(2)
-	garbage := filepath.Join(f.dir, "garbage.wasm")
+	stop := f.Readers(2)
+	garbage := filepath.Join(f.Dir, "garbage.wasm")
 	require.NoError(t, os.WriteFile(garbage, []byte("not wasm at all"), 0o644))
 	tests := []struct {
 		name, text, log string
@@ -206,24 +141,24 @@ func TestReload_brokenKeepsTheOldSet(t *testing.T) {
 		{"unknown key", `{"providers": [{"module": "files.wasm", "limts": {}}]}`, `unknown key \"limts\": did you mean \"limits\"?`},
 		{"syntax", `{"providers": [`, "the JSON ends too early"},
 		{"broken module", `{"providers": [{"module": "garbage.wasm"}]}`, "not a WebAssembly core module"},
-		{"missing dir", filesConfig("nowhere", 1), "nowhere: no such file or directory"},
+		{"missing dir", testkit.FilesConfig("nowhere", 1), "nowhere: no such file or directory"},
 		{"overlap", `{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "a"}]}},
 			{"module": "files.wasm", "name": "files2", "grants": {"dirs": [{"host": "b"}]}}]}`, "overlaps file:"},
 	}
 	for _, tt := range tests {
-		f.write(t, tt.text)
+		f.Write(t, tt.text)
 		err := f.set.Reload(t.Context(), "test")
 		require.Error(t, err, tt.name)
-		require.Contains(t, f.logs.String(), "reload refused: still serving the previous providers", tt.name)
-		require.Contains(t, f.logs.String(), tt.log, tt.name)
-		require.Equal(t, "from a", f.read(t), tt.name)
+		require.Contains(t, f.Logs.String(), "reload refused: still serving the previous providers", tt.name)
+		require.Contains(t, f.Logs.String(), tt.log, tt.name)
+		require.Equal(t, "from a", f.Read(t), tt.name)
 	}
 	reads, failed, first := stop()
 	require.Zero(t, failed, "%d of %d reads failed; first: %v", failed, reads, first)
 
-	f.write(t, filesConfig("b", 2)) // a fixed config is taken again
+	f.Write(t, testkit.FilesConfig("b", 2)) // a fixed config is taken again
 	require.NoError(t, f.set.Reload(t.Context(), "test"))
-	require.Equal(t, "from b", f.read(t))
+	require.Equal(t, "from b", f.Read(t))
 }
 
 // TestReload_watch reloads on a changed config file, on a rewritten module
@@ -235,28 +170,40 @@ func TestReload_watch(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { f.set.Watch(ctx, hup, true, 20*time.Millisecond) })
 	defer func() { cancel(); wg.Wait() }()
-	stop := f.readers(2)
+	stop := f.Readers(2)
 
-	f.write(t, filesConfig("b", 2))
-	require.Eventually(t, func() bool { return f.read(t) == "from b" }, 5*time.Second, 20*time.Millisecond, "config change not picked up")
+	f.Write(t, testkit.FilesConfig("b", 2))
+	require.Eventually(t, func() bool { return f.Read(t) == "from b" }, testkit.Wait, 20*time.Millisecond, "config change not picked up")
 
-	before := countReloads(f.logs.String())
+	before := countReloads(f.Logs.String())
 	future := time.Now().Add(time.Hour) // a new mtime, whatever the clock granularity
-	require.NoError(t, os.Chtimes(filepath.Join(f.dir, "files.wasm"), future, future))
-	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > before }, 5*time.Second, 20*time.Millisecond, "module change not picked up")
-	require.Contains(t, f.logs.String(), "reason=\"file changed\"")
+	require.NoError(t, os.Chtimes(filepath.Join(f.Dir, "files.wasm"), future, future))
+	require.Eventually(t, func() bool { return countReloads(f.Logs.String()) > before }, testkit.Wait, 20*time.Millisecond, "module change not picked up")
+	require.Contains(t, f.Logs.String(), "reason=\"file changed\"")
 
-	// SIGHUP reloads even when nothing changed on disk.
-	before = countReloads(f.logs.String())
+	// SIGHUP reloads even when nothing changed on disk. The wait is for a
+	// reload with that reason: a late reload of the file change above
+	// would satisfy a plain count before the SIGHUP's is logged.
 	hup <- os.Interrupt // any value: the channel is what watch listens on
-	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > before }, 5*time.Second, 20*time.Millisecond, "SIGHUP not acted on")
-	require.Contains(t, f.logs.String(), "reason=SIGHUP")
+	testkit.Eventually(t, func() bool { return reloadsFor(f.Logs.String(), "reason=SIGHUP") > 0 }, "SIGHUP not acted on")
 
 	reads, failed, first := stop()
 	require.Zero(t, failed, "%d of %d reads failed; first: %v", failed, reads, first)
 }
 
 func countReloads(logs string) int { return bytes.Count([]byte(logs), []byte("providers reloaded")) }
+
+// reloadsFor counts the reloads logged with reason (as it is logged:
+// reason=SIGHUP, reason="file changed").
+func reloadsFor(logs, reason string) int {
+	n := 0
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "providers reloaded") && strings.Contains(line, reason) {
+			n++
+		}
+	}
+	return n
+}
 
 func TestReload_stampsNoticeEveryChange(t *testing.T) {
 	dir := t.TempDir()
@@ -305,17 +252,17 @@ func TestReload_churn(t *testing.T) {
 	reloaded := 0
 	for i := 0; reloaded == 0; i++ {
 		require.LessOrEqual(t, i, maxPendingPolls, "rewritten before every poll, the config was never reloaded")
-		f.write(t, filesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i)) // a new size every time
+		f.Write(t, testkit.FilesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i)) // a new size every time
 		f.set.poll(t.Context(), &w)
-		reloaded = countReloads(f.logs.String())
+		reloaded = countReloads(f.Logs.String())
 	}
 	require.Equal(t, 1, reloaded)
-	f.write(t, filesConfig("b", 3)) // the last write
-	f.set.poll(t.Context(), &w)     // sees it
-	require.Equal(t, 1, countReloads(f.logs.String()))
+	f.Write(t, testkit.FilesConfig("b", 3)) // the last write
+	f.set.poll(t.Context(), &w)             // sees it
+	require.Equal(t, 1, countReloads(f.Logs.String()))
 	f.set.poll(t.Context(), &w) // agrees
-	require.Equal(t, 2, countReloads(f.logs.String()))
-	require.Equal(t, "from b", f.read(t))
+	require.Equal(t, 2, countReloads(f.Logs.String()))
+	require.Equal(t, "from b", f.Read(t))
 }
 
 // TestReload_churnRealTime: a writer goroutine rewrites the config every
@@ -335,11 +282,11 @@ func TestReload_churnRealTime(t *testing.T) {
 				return
 			case <-time.After(every * 7 / 10):
 			}
-			f.write(t, filesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i%100)) // a new size every time
+			f.Write(t, testkit.FilesConfig([]string{"b", "a"}[i%2], 1+i%4)+strings.Repeat(" ", i%100)) // a new size every time
 		}
 	})
 	defer func() { cancel(); wg.Wait() }()
-	require.Eventually(t, func() bool { return countReloads(f.logs.String()) > 0 }, time.Minute, every,
+	require.Eventually(t, func() bool { return countReloads(f.Logs.String()) > 0 }, testkit.Wait, every,
 		"a config rewritten every 0.7 poll intervals was never reloaded")
 	close(writing)
 }
@@ -357,22 +304,22 @@ func TestReload_everyRevision(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Go(func() { f.set.Watch(ctx, hup, true, 20*time.Millisecond) })
 			defer func() { cancel(); wg.Wait() }()
-			require.Equal(t, "from a", f.read(t))
-			stop := f.readers(3)
+			require.Equal(t, "from a", f.Read(t))
+			stop := f.Readers(3)
 
-			f.write(t, filesConfig("b", 3))
-			require.Eventually(t, func() bool { return f.read(t) == "from b" }, 20*time.Second, 10*time.Millisecond, "config change not served")
-			f.write(t, filesConfig("a", 1))
+			f.Write(t, testkit.FilesConfig("b", 3))
+			require.Eventually(t, func() bool { return f.Read(t) == "from b" }, testkit.Wait, 10*time.Millisecond, "config change not served")
+			f.Write(t, testkit.FilesConfig("a", 1))
 			hup <- os.Interrupt
-			require.Eventually(t, func() bool { return f.read(t) == "from a" }, 20*time.Second, 10*time.Millisecond, "SIGHUP reload not served")
-			f.write(t, `{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "b"}]}, "limits": {"poolSize": "2"}}]}`)
-			require.Eventually(t, func() bool { return strings.Contains(f.logs.String(), "reload refused") }, 20*time.Second, 10*time.Millisecond)
-			require.Equal(t, "from a", f.read(t))
+			require.Eventually(t, func() bool { return f.Read(t) == "from a" }, testkit.Wait, 10*time.Millisecond, "SIGHUP reload not served")
+			f.Write(t, `{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "b"}]}, "limits": {"poolSize": "2"}}]}`)
+			require.Eventually(t, func() bool { return strings.Contains(f.Logs.String(), "reload refused") }, testkit.Wait, 10*time.Millisecond)
+			require.Equal(t, "from a", f.Read(t))
 
 			reads, failed, first := stop()
 			require.Zero(t, failed, "%d of %d reads failed across reloads; first: %v", failed, reads, first)
 			if rev != "2026-07-28" { // a stateless client hears list changes only through subscriptions/listen
-				require.Eventually(t, func() bool { return f.listed.Load() > 0 }, 5*time.Second, 10*time.Millisecond, "no list_changed")
+				require.Eventually(t, func() bool { return f.Listed.Load() > 0 }, testkit.Wait, 10*time.Millisecond, "no list_changed")
 			}
 		})
 	}

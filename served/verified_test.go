@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
@@ -67,19 +68,12 @@ func compile(t *testing.T, spec sigpolicy.Spec) *sigpolicy.Policy {
 	return p
 }
 
-func readFixture(t *testing.T, parts ...string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(fixture(parts...))
-	require.NoError(t, err)
-	return b
-}
-
 // TestResolvers_pinAndPolicy: every resolver holds a pin, and one that
 // cannot verify signatures (a file read plainly, a built-in module)
 // refuses a policy that wants one rather than load the module unchecked.
 func TestResolvers_pinAndPolicy(t *testing.T) {
-	path := fixture("wat", "minimal.wasm")
-	wasm := readFixture(t, "wat", "minimal.wasm")
+	path := testkit.Fixture("wat", "minimal.wasm")
+	wasm := testkit.ReadFixture(t, "wat", "minimal.wasm")
 	digest := oci.Digest(wasm)
 	other := oci.Digest([]byte("other"))
 	key := sigtest.NewKey(t, t.TempDir(), "cosign.pub")
@@ -133,7 +127,7 @@ func TestResolvers_pinAndPolicy(t *testing.T) {
 func TestVerified(t *testing.T) {
 	dir := t.TempDir()
 	sig := sigtest.NewKeyless(t, dir)
-	wasm := readFixture(t, "wat", "minimal.wasm")
+	wasm := testkit.ReadFixture(t, "wat", "minimal.wasm")
 	path := filepath.Join(dir, "minimal.wasm")
 	require.NoError(t, os.WriteFile(path, wasm, 0o644))
 	r := newRegistry(t, dir)
@@ -177,15 +171,15 @@ func TestVerified(t *testing.T) {
 // every module to its bytes; the tag then moves, and the locked config
 // keeps loading the old bytes while the tag loads the new.
 func TestLoader_Lock(t *testing.T) {
-	path := writeConfig(t, "")
+	path := testkit.WriteConfig(t, "")
 	dir := filepath.Dir(path)
 	r := newRegistry(t, dir)
-	minimal, good := readFixture(t, "wat", "minimal.wasm"), readFixture(t, "hostile", "good.wasm")
+	minimal, good := testkit.ReadFixture(t, "wat", "minimal.wasm"), testkit.ReadFixture(t, "hostile", "good.wasm")
 	pinned := r.push(t, "acme/provider:1", minimal)
 	tag := "oci://" + r.reg.Host + "/acme/provider:1"
 	text := `{"providers": [{"module": "` + tag + `", "name": "a"}, {"module": "good.wasm"}]}`
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-	cfg, err := config.Read(path, noEnv)
+	cfg, err := readConfig(path)
 	require.NoError(t, err)
 
 	loader := NewLoader(newTestRuntime(t), r.resolve, nil)
@@ -196,7 +190,7 @@ func TestLoader_Lock(t *testing.T) {
 	require.NoError(t, config.WriteFile(path, out))
 
 	r.push(t, "acme/provider:1", good) // the tag moves
-	locked, err := config.Read(path, noEnv)
+	locked, err := readConfig(path)
 	require.NoError(t, err)
 	g, err := loader.Load(t.Context(), locked)
 	require.NoError(t, err)
@@ -210,12 +204,12 @@ func TestLoader_Lock(t *testing.T) {
 	// lock checks the signers of the policy, not its digest requirement.
 	key := sigtest.NewKey(t, dir, "cosign.pub")
 	require.NoError(t, os.WriteFile(path, []byte(`{"policy": {"requireDigest": true}, "providers": [{"module": "good.wasm"}]}`), 0o644))
-	cfg, err = config.Read(path, noEnv)
+	cfg, err = readConfig(path)
 	require.NoError(t, err)
 	_, _, err = loader.Lock(t.Context(), cfg)
 	require.NoError(t, err, "a digest is what lock adds")
 	require.NoError(t, os.WriteFile(path, []byte(`{"policy": {"signers": [{"key": "cosign.pub"}]}, "providers": [{"module": "good.wasm"}]}`), 0o644))
-	cfg, err = config.Read(path, noEnv)
+	cfg, err = readConfig(path)
 	require.NoError(t, err)
 	_, _, err = loader.Lock(t.Context(), cfg)
 	require.ErrorIs(t, err, sigpolicy.ErrUnsigned)
@@ -230,10 +224,10 @@ func TestLoader_Lock(t *testing.T) {
 // matches, is refused with the reason and where; the running providers
 // keep serving clients.
 func TestReload_refusesAnUnverifiedModule(t *testing.T) {
-	path := writeConfig(t, "")
+	path := testkit.WriteConfig(t, "")
 	dir := filepath.Dir(path)
 	sig := sigtest.NewKeyless(t, dir)
-	good := readFixture(t, "hostile", "good.wasm")
+	good := testkit.ReadFixture(t, "hostile", "good.wasm")
 	bundle := filepath.Join(dir, "good.wasm") + modsource.BundleSuffix
 	require.NoError(t, os.WriteFile(bundle, sig.SignBlob(t, alice, issuer, good), 0o644))
 	write := func(extra string) {
@@ -241,7 +235,7 @@ func TestReload_refusesAnUnverifiedModule(t *testing.T) {
 "providers": [{"module": "good.wasm"`+extra+`}]}`), 0o644))
 	}
 	write("")
-	reread := func() (*config.Config, error) { return config.Read(path, noEnv) }
+	reread := func() (*config.Config, error) { return readConfig(path) }
 	cfg, err := reread()
 	require.NoError(t, err)
 	logs := &testlog.Buffer{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/server/servertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/require"
@@ -139,9 +140,10 @@ func TestHTTP_maxSessions(t *testing.T) {
 // TestHTTP_disconnectCancels: on 2026-07-28 a client that goes away
 // cancels its request, and the provider call with it.
 func TestHTTP_disconnectCancels(t *testing.T) {
-	cancelled := make(chan struct{})
+	entered, cancelled := make(chan struct{}), make(chan struct{})
 	p := servertest.New("hang", abi.URIRoot{Scheme: "hang"}).AddText("hang:///a", "text/plain", "a").
 		WithIntercept(func(ctx context.Context, _, _ string) error {
+			close(entered)
 			<-ctx.Done()
 			close(cancelled)
 			return ctx.Err()
@@ -157,14 +159,14 @@ func TestHTTP_disconnectCancels(t *testing.T) {
 		req.Header.Set(k, v)
 	}
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		<-entered // the call is in the provider: the client goes away
 		cancel()
 	}()
 	_, err = http.DefaultClient.Do(req)
 	require.Error(t, err)
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("the provider call was not cancelled")
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // serveHTTP serves s with cfg on an httptest server (loopback) and returns
@@ -109,11 +111,11 @@ func TestHTTP_legacySession(t *testing.T) {
 			}
 		}
 		return false
-	}, 5*time.Second, 10*time.Millisecond)
+	}, testkit.Wait, 10*time.Millisecond)
 	select {
 	case msg := <-notes:
 		require.Equal(t, "pushed", msg)
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("no notification on the GET stream")
 	}
 }
@@ -182,12 +184,13 @@ func (f *fakeHealth) Ready() bool { return f.ok }
 // stream, a subscriptions/listen) are ended, and ServeStreamable returns
 // nil.
 func TestServeStreamable_drainsInFlight(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(slowProvider(300*time.Millisecond)))
+	entered := make(chan struct{})
+	s := newServer(t, NewConfig().WithProviders(slowProviderEntered(300*time.Millisecond, entered)).WithCallTimeout(testkit.Patient))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, stop := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- s.ServeStreamable(ctx, ln, NewHTTPConfig().WithShutdownGrace(5*time.Second)) }()
+	go func() { done <- s.ServeStreamable(ctx, ln, NewHTTPConfig().WithShutdownGrace(testkit.Wait)) }()
 	url := "http://" + ln.Addr().String() + MCPPath
 
 	getStream := openStream(t, url, http.MethodGet, legacySession(t, url), "")
@@ -202,7 +205,7 @@ func TestServeStreamable_drainsInFlight(t *testing.T) {
 		status, _, body := rawPost(t, url, modernHeaders("resources/read", "slow:///a"), modernRead("slow:///a"))
 		answered <- answer{status, body}
 	}()
-	time.Sleep(100 * time.Millisecond) // the read is in the provider
+	<-entered // the read is in the provider
 	stop()
 	a := <-answered
 	require.Equal(t, http.StatusOK, a.status)
@@ -215,7 +218,7 @@ func TestServeStreamable_drainsInFlight(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("ServeStreamable did not return")
 	}
 }
@@ -355,7 +358,7 @@ func TestHTTP_changeNotifications(t *testing.T) {
 	select {
 	case uri := <-updated:
 		require.Equal(t, "notes:///hello", uri)
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("no resources/updated on the GET stream")
 	}
 	waitLine(t, events, `"uri":"notes:///hello"`)
@@ -363,7 +366,7 @@ func TestHTTP_changeNotifications(t *testing.T) {
 	s.ResourceListChanged()
 	select {
 	case <-listChanged:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("no list_changed on the GET stream")
 	}
 	waitLine(t, events, "notifications/resources/list_changed")
@@ -385,7 +388,7 @@ func bufioLines(r io.Reader) <-chan string {
 // waitLine waits for a line containing sub.
 func waitLine(t testing.TB, lines <-chan string, sub string) {
 	t.Helper()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testkit.Wait)
 	for {
 		select {
 		case l, ok := <-lines:

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // laggardURIs are n URIs of the notes provider, each about 2 KiB long, so
@@ -92,7 +94,7 @@ func TestLive_laggardCostsOnlyItself(t *testing.T) {
 		select {
 		case uri := <-updated:
 			require.Equal(t, "notes:///hello", uri)
-		case <-time.After(30 * time.Second):
+		case <-time.After(testkit.Wait):
 			t.Fatalf("round %d: the third client heard nothing while the non-reader blocks", round)
 		}
 	}
@@ -131,7 +133,7 @@ func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 
-	bound := time.After(60 * time.Second)
+	bound := time.After(testkit.Wait)
 	for lagged := false; !lagged; {
 		s.ResourcesUpdated("notes", uris...) // 600 KiB a round
 		select {
@@ -147,7 +149,7 @@ func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
 	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
 	select {
 	case <-ended: // what was buffered, then the end of the closed stream
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("the laggard's stream stays open")
 	}
 	require.Contains(t, logs.String(), "closing a stream: its client did not read within the write timeout")
@@ -157,7 +159,7 @@ func TestHTTP_writeTimeoutClosesTheLaggard(t *testing.T) {
 	go func() { s.out.wait(); close(senders) }()
 	select {
 	case <-senders: // the laggard's sender found its stream gone and ended
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("the laggard's notification sender never ended")
 	}
 }
@@ -194,13 +196,13 @@ func TestStdio_writeTimeoutEndsTheLaggard(t *testing.T) {
 	select {
 	case reason := <-obs.lagged:
 		require.Equal(t, "write_timeout", reason)
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("a stdio client that does not read was never cut off")
 	}
 	select {
 	case err := <-done:
 		require.ErrorContains(t, err, "the client did not read its output for 200ms")
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("ServeStdio hangs on a client that does not read")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // wire is a raw newline-delimited JSON-RPC client of ServeStdio that sees
@@ -121,7 +123,7 @@ func TestListen_wire(t *testing.T) {
 	}, ack["params"], "tools and prompts are not honoured")
 	// A listen hears changes flushed once its acknowledgement has gone out
 	// (the client reads the acknowledgement a moment before that).
-	require.Eventually(t, func() bool { return listenedTo(s, "NOTES:///logo.png") }, waitLong, time.Millisecond)
+	require.Eventually(t, func() bool { return listenedTo(s, "NOTES:///logo.png") }, testkit.Wait, time.Millisecond)
 
 	s.ResourcesUpdated("notes", "notes:///logo.png", "notes:///hello", "notes:///empty")
 	s.notify.flush()
@@ -134,7 +136,7 @@ func TestListen_wire(t *testing.T) {
 	w.call("eight", methodListen, listenParams([]string{"notes:///hello"}, false, nil), true)
 	ack = w.next()
 	require.Equal(t, map[string]any{"resourceSubscriptions": []any{"notes:///hello"}}, ack["params"].(map[string]any)["notifications"])
-	require.Eventually(t, func() bool { return listens(s) == 2 }, waitLong, time.Millisecond)
+	require.Eventually(t, func() bool { return listens(s) == 2 }, testkit.Wait, time.Millisecond)
 	s.ResourcesUpdated("notes", "notes:///hello")
 	s.ResourceListChanged()
 	s.notify.flush()
@@ -232,7 +234,7 @@ func TestListen_honoursSubset(t *testing.T) {
 		require.Equal(t, notifyAcknowledged, ack["method"], "an acknowledgement, not an error: %v", ack)
 		require.Equal(t, map[string]any{"resourcesListChanged": true, "resourceSubscriptions": honoured},
 			ack["params"].(map[string]any)["notifications"])
-		require.Eventually(t, func() bool { return listenedTo(s, "notes:///logo.png") }, waitLong, time.Millisecond)
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///logo.png") }, testkit.Wait, time.Millisecond)
 		s.ResourcesUpdated("notes", "notes:///logo.png")
 		s.notify.flush()
 		require.Equal(t, note{notifyResourceUpdated, "notes:///logo.png", 1.0}, noteOf(t, w.next()))
@@ -252,7 +254,7 @@ func TestListen_honoursSubset(t *testing.T) {
 		events := bufioLines(openStream(t, url, http.MethodPost, nil,
 			`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":`+string(params)+`,`+stdioMeta+`}}`))
 		waitLine(t, events, `"notifications":{"resourceSubscriptions":["notes:///hello","notes:///logo.png"]}`)
-		require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, waitLong, time.Millisecond)
+		require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, testkit.Wait, time.Millisecond)
 		s.ResourcesUpdated("notes", "notes:///hello")
 		s.notify.flush()
 		waitLine(t, events, `"uri":"notes:///hello"`)

@@ -9,9 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
-const waitLong = 10 * time.Second
+const waitLong = testkit.Wait
 
 // heard records the change notifications a go-sdk client receives.
 type heard struct {
@@ -88,7 +90,7 @@ func barrier(t *testing.T, s *Server, h *heard) {
 	before := h.listChanges()
 	s.ResourceListChanged()
 	s.notify.flush()
-	require.Eventually(t, func() bool { return h.listChanges() > before }, waitLong, time.Millisecond)
+	require.Eventually(t, func() bool { return h.listChanges() > before }, testkit.Wait, time.Millisecond)
 }
 
 // listenedTo reports whether a listen was acknowledged for uri (go-sdk
@@ -156,21 +158,21 @@ func TestLive_modern(t *testing.T) {
 	cs, h := connectHearing(t, s, "2026-07-28")
 	ctx := t.Context()
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes:///hello"}))
-	require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, waitLong, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return listenedTo(s, "notes:///hello") }, testkit.Wait, 5*time.Millisecond)
 
 	s.ResourcesUpdated("notes", "notes:///hello")
 	s.notify.flush()
-	require.Eventually(t, func() bool { return h.count("notes:///hello") == 1 }, waitLong, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return h.count("notes:///hello") == 1 }, testkit.Wait, 5*time.Millisecond)
 	h.mu.Lock()
 	require.NotNil(t, h.ids[0], "tagged with the listen's subscription id")
 	h.mu.Unlock()
 
 	s.ResourceListChanged()
 	s.notify.flush()
-	require.Eventually(t, func() bool { return h.listChanges() == 1 }, waitLong, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return h.listChanges() == 1 }, testkit.Wait, 5*time.Millisecond)
 
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "notes:///hello"}))
-	require.Eventually(t, func() bool { return !s.subs.subscribed("notes:///hello") }, waitLong, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return !s.subs.subscribed("notes:///hello") }, testkit.Wait, 5*time.Millisecond)
 	s.ResourcesUpdated("notes", "notes:///hello")
 	s.notify.flush()
 	barrier(t, s, h)
@@ -240,7 +242,7 @@ func TestLive_boundedAcrossSessions(t *testing.T) {
 	require.NoError(t, a.Close())
 	require.Eventually(t, func() bool {
 		return b.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes:///empty"}) == nil
-	}, waitLong, 10*time.Millisecond, "a session's end frees its share")
+	}, testkit.Wait, 10*time.Millisecond, "a session's end frees its share")
 }
 
 // TestLive_sessionEnd: what a session held is dropped when it ends.
@@ -254,7 +256,7 @@ func TestLive_sessionEnd(t *testing.T) {
 		s.subs.mu.Lock()
 		defer s.subs.mu.Unlock()
 		return len(s.subs.sessions) == 0 && len(s.subs.index) == 0
-	}, waitLong, 5*time.Millisecond)
+	}, testkit.Wait, 5*time.Millisecond)
 }
 
 // TestLive_foreignChanges: a provider speaks only for its own uri space;
@@ -277,7 +279,7 @@ func TestLive_interested(t *testing.T) {
 	modern, _ := connectHearing(t, s, "2026-07-28") // listens for list changes at connect
 	require.Eventually(t, s.Interested, waitLong, 5*time.Millisecond)
 	require.NoError(t, modern.Close())
-	require.Eventually(t, func() bool { return !s.Interested() }, waitLong, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return !s.Interested() }, testkit.Wait, 5*time.Millisecond)
 	_, _ = connectHearing(t, s, "2025-11-25")
 	require.True(t, s.Interested(), "a handshake session hears list changes unasked")
 }
@@ -320,5 +322,5 @@ func TestLive_concurrentSubscribers(t *testing.T) {
 		s.subs.mu.Lock()
 		defer s.subs.mu.Unlock()
 		return len(s.subs.index) == 0 && len(s.subs.sessions) == 0 && s.subs.held == 0 && s.subs.open == 0
-	}, waitLong, 5*time.Millisecond)
+	}, testkit.Wait, 5*time.Millisecond)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // sends records what a notifier flushed.
@@ -68,9 +70,9 @@ func TestNotifier_timer(t *testing.T) {
 	n := newNotifier(20*time.Millisecond, got.send)
 	n.add([]string{"a:x"}, false)
 	n.add([]string{"a:y"}, false)
-	require.Eventually(t, func() bool { return len(got.get()) == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(got.get()) == 1 }, testkit.Wait, 5*time.Millisecond)
 	n.add(nil, true)
-	require.Eventually(t, func() bool { return len(got.get()) == 2 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(got.get()) == 2 }, testkit.Wait, 5*time.Millisecond)
 	calls := got.get()
 	require.Equal(t, []string{"a:x", "a:y"}, calls[0].uris)
 	require.True(t, calls[1].list)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // recordingObserver keeps what it is told, as "method outcome" strings
@@ -66,7 +68,7 @@ func TestObserverLegacySession(t *testing.T) {
 	require.Equal(t, int64(-32002), rpcError(t, err).Code)
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes:///hello"}))
 	s.ResourcesUpdated("notes", "notes:///hello")
-	require.Eventually(t, func() bool { return len(obs.snapshot().notes) > 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(obs.snapshot().notes) > 0 }, testkit.Wait, 10*time.Millisecond)
 
 	got := obs.snapshot()
 	require.Equal(t, 1, got.sessions)
@@ -78,7 +80,7 @@ func TestObserverLegacySession(t *testing.T) {
 	require.Equal(t, []string{notifyResourceUpdated}, got.notes)
 
 	require.NoError(t, cs.Close())
-	require.Eventually(t, func() bool { return obs.snapshot().sessions == 0 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return obs.snapshot().sessions == 0 }, testkit.Wait, 10*time.Millisecond,
 		"the session is reported ended when it closes")
 	require.Equal(t, 1, obs.snapshot().sessionsOpened)
 }
@@ -96,10 +98,10 @@ func TestObserverStatelessAndListen(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() { done <- cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes:///hello"}) }() // blocks while listening
-	require.Eventually(t, func() bool { return obs.snapshot().streams == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return obs.snapshot().streams == 1 }, testkit.Wait, 10*time.Millisecond)
 	require.NoError(t, cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "notes:///hello"}))
 	<-done
-	require.Eventually(t, func() bool { return obs.snapshot().streams == 0 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return obs.snapshot().streams == 0 }, testkit.Wait, 10*time.Millisecond,
 		"the listen stream is reported ended")
 
 	got := obs.snapshot()

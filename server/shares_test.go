@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/server/auth"
 )
 
@@ -117,7 +118,7 @@ func TestHTTP_listenShares(t *testing.T) {
 		s.subs.mu.Lock()
 		defer s.subs.mu.Unlock()
 		return s.subs.open == 3
-	}, waitLong, time.Millisecond)
+	}, testkit.Wait, time.Millisecond)
 	_, refusal = tryListen(t, url, "192.0.2.1")
 	require.Empty(t, refusal)
 }

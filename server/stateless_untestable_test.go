@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // The conformance suite's server-stateless scenario (0.2.0-alpha.12) runs
@@ -111,7 +113,7 @@ func TestStateless_noClientCapabilityNoRequestNoLog(t *testing.T) {
 	s.ResourcesUpdated("notes", "notes:///hello")
 	s.ResourceListChanged()
 	var seen []string
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(testkit.Wait)
 	for len(seen) < 2 {
 		select {
 		case l, ok := <-lines:

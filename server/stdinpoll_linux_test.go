@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // blockingPipe is a pipe as a parent process hands it to us: blocking
@@ -89,7 +91,7 @@ func TestPollableInput_notAPipe(t *testing.T) {
 // the reopened description, is served; a stop ends ServeStdio while the
 // client is still connected and silent.
 func TestServer_ServeStdio_pipe(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(slowProvider(0)).WithCallTimeout(time.Second))
+	s := newServer(t, NewConfig().WithProviders(slowProvider(0)).WithCallTimeout(testkit.Patient))
 	r, w := blockingPipe(t)
 	outR, outW, err := os.Pipe()
 	require.NoError(t, err)
@@ -106,7 +108,7 @@ func TestServer_ServeStdio_pipe(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("ServeStdio did not return after its context was cancelled")
 	}
 }

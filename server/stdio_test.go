@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/server/servertest"
 	"github.com/stretchr/testify/require"
 )
@@ -24,9 +26,20 @@ func readLine(id int, uri string) string {
 
 // slowProvider answers reads after delay, or hangs when delay is negative.
 func slowProvider(delay time.Duration) *servertest.Provider {
+	return slowProviderEntered(delay, nil)
+}
+
+// slowProviderEntered is slowProvider that also closes entered (if not
+// nil) when its first call starts: a test waits for that event instead of
+// guessing how long it takes.
+func slowProviderEntered(delay time.Duration, entered chan struct{}) *servertest.Provider {
+	var once sync.Once
 	return servertest.New("slow", abi.URIRoot{Scheme: "slow"}).
 		AddText("slow:///a", "text/plain", "a").
 		WithIntercept(func(ctx context.Context, _, _ string) error {
+			if entered != nil {
+				once.Do(func() { close(entered) })
+			}
 			if delay < 0 {
 				<-ctx.Done()
 				return fmt.Errorf("%w: %w", abi.ErrTimeout, ctx.Err())
@@ -43,7 +56,7 @@ func slowProvider(delay time.Duration) *servertest.Provider {
 // TestServer_ServeStdio_drainsAtEOF: calls written before EOF are all
 // answered, including slow and timed-out ones, then ServeStdio returns nil.
 func TestServer_ServeStdio_drainsAtEOF(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(slowProvider(100*time.Millisecond)).WithCallTimeout(time.Second))
+	s := newServer(t, NewConfig().WithProviders(slowProvider(100*time.Millisecond)).WithCallTimeout(testkit.Patient))
 	in := strings.NewReader(readLine(1, "slow:///a") + readLine(2, "slow:///missing") + readLine(3, "slow:///a"))
 	var out strings.Builder
 	require.NoError(t, s.ServeStdio(t.Context(), in, &out))
@@ -59,14 +72,15 @@ func TestServer_ServeStdio_drainBounded(t *testing.T) {
 	var out strings.Builder
 	start := time.Now()
 	require.NoError(t, s.ServeStdio(t.Context(), strings.NewReader(readLine(1, "slow:///a")), &out))
-	require.Less(t, time.Since(start), 2*time.Second)
+	require.Less(t, time.Since(start), 10*time.Second, "the drain outlived the 50ms call deadline")
 	require.Contains(t, out.String(), `"code":-32603`)
 }
 
 // TestServer_ServeStdio_stopFinishesInFlight: cancelling ctx (a shutdown
 // signal) stops reading but still answers the call in flight.
 func TestServer_ServeStdio_stopFinishesInFlight(t *testing.T) {
-	s := newServer(t, NewConfig().WithProviders(slowProvider(200*time.Millisecond)).WithCallTimeout(time.Second))
+	entered := make(chan struct{})
+	s := newServer(t, NewConfig().WithProviders(slowProviderEntered(200*time.Millisecond, entered)).WithCallTimeout(testkit.Patient))
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -74,7 +88,7 @@ func TestServer_ServeStdio_stopFinishesInFlight(t *testing.T) {
 	go func() { done <- s.ServeStdio(ctx, inR, outW); _ = outW.Close() }()
 	_, err := inW.Write([]byte(readLine(1, "slow:///a")))
 	require.NoError(t, err)
-	time.Sleep(50 * time.Millisecond) // the read is now in flight
+	<-entered // the read is now in flight
 	cancel()
 	line, err := bufio.NewReader(outR).ReadString('\n')
 	require.NoError(t, err)
@@ -82,7 +96,7 @@ func TestServer_ServeStdio_stopFinishesInFlight(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("ServeStdio did not return after its context was cancelled")
 	}
 	_ = inW.Close()
@@ -116,7 +130,7 @@ func TestServer_ServeStdio_peerGone(t *testing.T) {
 				} else {
 					require.ErrorIs(t, err, tc.want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testkit.Wait):
 				t.Fatal("ServeStdio did not return after its output failed")
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
@@ -35,7 +36,7 @@ func TestServeNativeThenRun(t *testing.T) {
 			url = m[1]
 		}
 		return m != nil
-	}, 10*time.Second, 10*time.Millisecond)
+	}, testkit.Wait, 10*time.Millisecond)
 
 	for _, era := range []string{"modern", "legacy"} {
 		out := filepath.Join(t.TempDir(), era+".json")

@@ -15,13 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // The live-resource tests edit files under the directory granted to the
 // real binary and wait, generously, for the notifications the official
 // go-sdk client receives.
 
-const liveWait = 20 * time.Second
+const liveWait = testkit.Wait
 
 // heard records the change notifications a client receives.
 type heard struct {
@@ -64,9 +65,9 @@ func liveClient() (*mcp.Client, *heard) {
 // connectLive is connect (stdio) with a liveClient.
 func connectLive(t *testing.T, revision string, args ...string) (*mcp.ClientSession, *heard) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Wait)
 	t.Cleanup(cancel)
-	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args...)
+	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, patientArgs(args)...)
 	cmd := exec.CommandContext(ctx, binary(t), full...)
 	cmd.Stderr = testWriter{t}
 	client, h := liveClient()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/config"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 	"github.com/mcp-wasm/mcp-wasm/served"
 	"github.com/mcp-wasm/mcp-wasm/server"
@@ -30,7 +31,7 @@ func serveConfig(t *testing.T, path string, args ...string) (int, string) {
 
 func TestServe_configServerSettings(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "cache")
-	path := writeConfig(t, `{"server": {"logLevel": "debug", "logFormat": "json", "cacheDir": "`+cache+`", "pageSize": 7},
+	path := testkit.WriteConfig(t, `{"server": {"logLevel": "debug", "logFormat": "json", "cacheDir": "`+cache+`", "pageSize": 7},
 		"providers": [{"module": "minimal.wasm", "name": "mini"}, {"module": "good.wasm"}]}`)
 
 	code, logs := serveConfig(t, path)
@@ -47,12 +48,12 @@ func TestServe_configServerSettings(t *testing.T) {
 }
 
 func TestServe_configErrors(t *testing.T) {
-	path := writeConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
+	path := testkit.WriteConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
 	code, logs := serveConfig(t, path, "--log-level", "error")
 	require.Equal(t, 1, code)
 	require.Contains(t, logs, `mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2`)
 
-	path = writeConfig(t, `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "soon"}}]}`)
+	path = testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "soon"}}]}`)
 	code, logs = serveConfig(t, path)
 	require.Equal(t, 1, code)
 	require.True(t, strings.HasPrefix(logs, "mcp-wasm: "+path+":1:65: providers[0].limits.timeout (provider \"minimal.wasm\"): duration \"soon\""), logs)
@@ -62,14 +63,14 @@ func TestServe_configErrors(t *testing.T) {
 // their config keys, reach the runtime and the server: a value out of
 // their range is their refusal.
 func TestServe_serverBounds(t *testing.T) {
-	path := writeConfig(t, `{"server": {"maxConcurrency": 5000}, "providers": [{"module": "good.wasm"}]}`)
+	path := testkit.WriteConfig(t, `{"server": {"maxConcurrency": 5000}, "providers": [{"module": "good.wasm"}]}`)
 	code, logs := serveConfig(t, path)
 	require.Equal(t, 1, code, logs)
 	require.Contains(t, logs, "max concurrency 5000: use 1-4096")
 	code, logs = serveConfig(t, path, "--max-concurrency", "8")
 	require.Equal(t, 0, code, "the flag given explicitly wins: %s", logs)
 
-	path = writeConfig(t, `{"server": {"maxSubscriptions": 200000}, "providers": [{"module": "good.wasm"}]}`)
+	path = testkit.WriteConfig(t, `{"server": {"maxSubscriptions": 200000}, "providers": [{"module": "good.wasm"}]}`)
 	code, logs = serveConfig(t, path)
 	require.Equal(t, 1, code, logs)
 	require.Contains(t, logs, "max subscriptions 200000 out of range")
@@ -78,7 +79,7 @@ func TestServe_serverBounds(t *testing.T) {
 // TestServe_liveShares: the per-client shares and totals of the live
 // pools reach the server, which refuses a share above its total.
 func TestServe_liveShares(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "good.wasm"}]}`)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "good.wasm"}]}`)
 	code, logs := serveConfig(t, path, "--max-listens-per-client", "300", "--max-listens", "100")
 	require.Equal(t, 1, code, logs)
 	require.Contains(t, logs, "listens per client 300, total 100")
@@ -90,7 +91,7 @@ func TestServe_liveShares(t *testing.T) {
 // TestE2E_maxSubscriptions: --max-subscriptions bounds a session's
 // subscriptions on the real binary.
 func TestE2E_maxSubscriptions(t *testing.T) {
-	cs := connect(t, "2025-11-25", "--module", fixture("hostile", "good.wasm"), "--max-subscriptions", "1")
+	cs := connect(t, "2025-11-25", "--module", testkit.Fixture("hostile", "good.wasm"), "--max-subscriptions", "1")
 	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:good"}))
 	err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "evil:other"})
 	require.Equal(t, int64(-32602), rpcCode(t, err))
@@ -100,7 +101,7 @@ func TestE2E_maxSubscriptions(t *testing.T) {
 // settings turns the tools view on, as --resource-tools does; the flag
 // given explicitly wins.
 func TestServe_configResourceTools(t *testing.T) {
-	path := writeConfig(t, `{"server": {"resourceTools": true}, "providers": [{"module": "minimal.wasm"}]}`)
+	path := testkit.WriteConfig(t, `{"server": {"resourceTools": true}, "providers": [{"module": "minimal.wasm"}]}`)
 	toolsList := func(args ...string) string {
 		var out, errb bytes.Buffer
 		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
@@ -116,7 +117,7 @@ func TestServe_configResourceTools(t *testing.T) {
 // the real serve over stdio (a hidden URI reads as not found), and a bad
 // pattern is a config error at its line, with the fix.
 func TestServe_configExpose(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm", "expose": {"exclude": ["min:secret*"]}}]}`)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm", "expose": {"exclude": ["min:secret*"]}}]}`)
 	var out, errb bytes.Buffer
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"min:secret-plan",` + meta + `}}` + "\n" +
@@ -138,7 +139,7 @@ func TestServe_configExpose(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, stdout, "exposes:    exclude min:secret*")
 
-	path = writeConfig(t, "{\"providers\": [{\"module\": \"minimal.wasm\",\n \"expose\": {\"include\": [\"/docs/**\"]}}]}")
+	path = testkit.WriteConfig(t, "{\"providers\": [{\"module\": \"minimal.wasm\",\n \"expose\": {\"include\": [\"/docs/**\"]}}]}")
 	code, logs := serveConfig(t, path)
 	require.Equal(t, 1, code)
 	require.Contains(t, logs, `mcp.json:2:12: providers[0].expose (provider "minimal.wasm"): invalid uri pattern: include pattern "/docs/**": does not start with a scheme`)
@@ -149,8 +150,14 @@ func TestServe_configExpose(t *testing.T) {
 // publishTo), so a reload that changes "expose" changes what clients see,
 // and one that drops it shows everything again.
 func TestPublish_exposeFollowsReload(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "minimal.wasm"}]}`)
-	reread := func() (*config.Config, error) { return config.Read(path, os.LookupEnv) }
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "minimal.wasm"}]}`)
+	reread := func() (*config.Config, error) {
+		cfg, err := config.Read(path, os.LookupEnv)
+		if err != nil {
+			return nil, err
+		}
+		return patientConfig(cfg), nil
+	}
 	cfg, err := reread()
 	require.NoError(t, err)
 	rt, err := runtime.New(t.Context(), runtime.NewConfig())

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // The end-to-end tests run the real mcp-wasm binary and talk to it with the
@@ -53,9 +53,9 @@ func binary(t *testing.T) string {
 // speaking revision.
 func connect(t *testing.T, revision string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Wait)
 	t.Cleanup(cancel)
-	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args...)
+	full := append([]string{"serve", "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, patientArgs(args)...)
 	cmd := exec.CommandContext(ctx, binary(t), full...)
 	cmd.Stderr = testWriter{t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // The HTTP end-to-end tests run `mcp-wasm serve --http 127.0.0.1:0`, find
@@ -43,7 +44,7 @@ type httpServer struct {
 // until it prints its URL.
 func startHTTP(t *testing.T, env []string, args ...string) *httpServer {
 	t.Helper()
-	full := append([]string{"serve", "--http", "127.0.0.1:0", "--cache-dir", testguest.CompileCache()}, args...)
+	full := append([]string{"serve", "--http", "127.0.0.1:0", "--cache-dir", testguest.CompileCache()}, patientArgs(args)...)
 	s := &httpServer{cmd: exec.Command(binary(t), full...), done: make(chan struct{})}
 	s.cmd.Env = append(os.Environ(), env...)
 	pipe, err := s.cmd.StderrPipe()
@@ -72,7 +73,7 @@ func startHTTP(t *testing.T, env []string, args ...string) *httpServer {
 	case s.url = <-found:
 	case <-s.done:
 		t.Fatalf("serve exited before listening:\n%s", s.logs())
-	case <-time.After(90 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatalf("serve did not print its URL:\n%s", s.logs())
 	}
 	return s
@@ -90,7 +91,7 @@ func (s *httpServer) stop(t *testing.T) error {
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-s.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("serve did not exit after SIGTERM")
 	}
 	return s.cmd.Wait()
@@ -206,7 +207,7 @@ func TestE2E_HTTP_SIGTERMFinishesInFlight(t *testing.T) {
 	require.NotContains(t, got, "evil")
 	select {
 	case <-srv.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("no exit")
 	}
 	require.NoError(t, srv.cmd.Wait(), "clean shutdown exits 0")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestE2E_HTTP_metrics: the real binary serves /metrics beside /mcp; after
@@ -61,7 +62,7 @@ func TestE2E_HTTP_metrics(t *testing.T) {
 // provider from a config file is the same kind of served provider, and
 // metrics follow the served set, not a guess at its type.
 func TestE2E_HTTP_metricsWithConfig(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "good.wasm", "limits": {"poolSize": 3}}]}`)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "good.wasm", "limits": {"poolSize": 3}}]}`)
 	srv := startHTTP(t, nil, "--config", path)
 	cs := connectURL(t, srv.url, "2025-11-25", nil)
 	_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "evil:good"})

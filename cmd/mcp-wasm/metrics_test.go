@@ -145,7 +145,7 @@ func loadObserved(t *testing.T, m *metrics.Set, limits config.Limits) *served.Se
 												WithCacheDir(testguest.CompileCache()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	cfg := &config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}}
+	cfg := patientConfig(&config.Config{Providers: []config.Provider{{Module: config.ModuleRef(testguest.Go(t, "guests/conformance")), Limits: limits}}})
 	loader := served.NewLoader(rt, served.ResolveFile, nil)
 	g, err := loader.Load(ctx, cfg)
 	require.NoError(t, err)

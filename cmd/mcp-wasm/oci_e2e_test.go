@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/oci/ocitest"
 	"github.com/mcp-wasm/mcp-wasm/internal/sigpolicy/sigtest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
@@ -210,7 +211,7 @@ func TestE2E_OCILockAndPolicy(t *testing.T) {
 	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, uris(t, cs))
 	require.NoError(t, os.WriteFile(path, []byte(config(tag)), 0o644))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
-	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "reload refused") }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "reload refused") }, testkit.Wait, 50*time.Millisecond)
 	require.Contains(t, logs.String(), "signed by mallory@evil.example")
 	require.Equal(t, []string{uriIn(t, f.data, "hello.txt")}, uris(t, cs))
 }

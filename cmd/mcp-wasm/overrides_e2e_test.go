@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/internal/metrics"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestE2E_operatorOverrides: what the operator overrides in the config
@@ -23,7 +24,7 @@ import (
 // private read in the host cache, or not cache the hinted one.
 func TestE2E_operatorOverrides(t *testing.T) {
 	files := testguest.Go(t, "guests/files")
-	path := writeConfig(t, `{"providers": [
+	path := testkit.WriteConfig(t, `{"providers": [
   {"module": "`+files+`", "name": "docs", "schemePrefix": "docs", "cache": {"ttl": "1h", "scope": "private"},
    "limits": {"poolSize": 2}, "expose": {"exclude": ["docs+file:///data/hidden.txt"]},
    "grants": {"dirs": [{"host": "docs", "guest": "/data"}]}},

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testlog"
 )
 
@@ -44,7 +45,7 @@ func TestE2E_cursorCycle(t *testing.T) {
 			// The log line may reach stderr after the page reached the client.
 			require.Eventually(t, func() bool {
 				return strings.Contains(stderr.String(), "(a cycle)") && strings.Contains(stderr.String(), "provider=cycle")
-			}, 10*time.Second, 10*time.Millisecond, "the cycle is logged: %s", stderr.String())
+			}, testkit.Wait, 10*time.Millisecond, "the cycle is logged: %s", stderr.String())
 		})
 	}
 }

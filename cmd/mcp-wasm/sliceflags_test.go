@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // repeatableFlags lists every repeatable flag of every command of the app:
@@ -101,7 +102,7 @@ func TestAllowDir_CommaInPath(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
 	joined := filepath.Join(root, "x") + "," + filepath.Join(root, "y")
-	code, out, errOut = runCLI(t, "inspect", "--allow-dir", joined, fixture("wat", "minimal.wasm"))
+	code, out, errOut = runCLI(t, "inspect", "--allow-dir", joined, testkit.Fixture("wat", "minimal.wasm"))
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, out, joined)
 	require.Equal(t, 1, strings.Count(out, "-> "+joined+" (read-only)"), "one grant: %s", out)
@@ -112,7 +113,7 @@ func TestAllowDir_CommaInPath(t *testing.T) {
 // key whose value holds a comma; the README's "paths=users,status" works.
 func TestConfigValue_CommaInValue(t *testing.T) {
 	code, out, errOut := runCLI(t, "inspect", "--config-value", "mode=a,extra=b", "--config-value", "paths=users,status",
-		fixture("wat", "minimal.wasm"))
+		testkit.Fixture("wat", "minimal.wasm"))
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `mode = "a,extra=b"`)
 	require.Contains(t, out, `paths = "users,status"`)

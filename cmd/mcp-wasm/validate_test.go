@@ -6,15 +6,17 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestValidate(t *testing.T) {
 	t.Setenv("MCPW_EXAMPLE_REGION", "eu-west")
 	t.Setenv("MCPW_EXAMPLE_TOKEN", "s3cret-token")
-	code, out, errOut := runCLI(t, "validate", "--config", fixture("config", "full.json"))
+	code, out, errOut := runCLI(t, "validate", "--config", testkit.Fixture("config", "full.json"))
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "full.json: ok: 2 provider(s)")
-	require.Contains(t, out, "docs (line 13): "+fixture("wat", "minimal.wasm"))
+	require.Contains(t, out, "docs (line 13): "+testkit.Fixture("wat", "minimal.wasm"))
 	require.Contains(t, out, "uri space:  min:")
 	require.Contains(t, out, "secret api_token=********")
 	require.Contains(t, out, "limits:     timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s")
@@ -25,19 +27,19 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidate_errors(t *testing.T) {
-	overlap := writeConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
+	overlap := testkit.WriteConfig(t, "{\"providers\": [\n{\"module\": \"minimal.wasm\", \"name\": \"a\"},\n{\"module\": \"minimal.wasm\", \"name\": \"b\"}\n]}")
 	tests := []struct {
 		name string
 		args []string
 		code int
 		want []string
 	}{
-		{"strict decoding", []string{"--config", fixture("config", "broken.json")}, 1, []string{
+		{"strict decoding", []string{"--config", testkit.Fixture("config", "broken.json")}, 1, []string{
 			"broken.json: 2 problems:",
 			`broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry": did you mean "memory"?`,
 			`broken.json:7:21: providers[0].limits.poolSize (provider "../wat/minimal.wasm"): must be a whole number, not a string: remove the quotes`,
 		}},
-		{"missing env", []string{"--config", fixture("config", "full.json")}, 1, []string{`full.json:19:34: providers[0].grants.configEnv.region (provider "docs"): environment variable "MCPW_EXAMPLE_REGION" is not set`}},
+		{"missing env", []string{"--config", testkit.Fixture("config", "full.json")}, 1, []string{`full.json:19:34: providers[0].grants.configEnv.region (provider "docs"): environment variable "MCPW_EXAMPLE_REGION" is not set`}},
 		{"overlap", []string{"--config", overlap}, 1, []string{`mcp.json:3:1: providers[1] (provider "b"): claims min:, which overlaps min: claimed by providers[0] at line 2`}},
 		{"no such file", []string{"--config", filepath.Join(t.TempDir(), "none.json")}, 1, []string{"read config:", "no such file or directory: check the --config path"}},
 		{"no --config", nil, 2, []string{"validate needs --config FILE"}},
@@ -56,9 +58,9 @@ func TestValidate_errors(t *testing.T) {
 }
 
 func TestServe_configRefusesProviderFlags(t *testing.T) {
-	path := fixture("config", "minimal.json")
+	path := testkit.Fixture("config", "minimal.json")
 	for _, args := range [][]string{
-		{"--module", fixture("wat", "minimal.wasm")},
+		{"--module", testkit.Fixture("wat", "minimal.wasm")},
 		{"--timeout", "1s"},
 		{"--allow-dir", "."},
 		{"--config-value", "a=b"},
@@ -73,11 +75,11 @@ func TestServe_configRefusesProviderFlags(t *testing.T) {
 // TestValidate_builtinFiles: a config file may name the built-in files
 // provider as builtin://files; its bytes come from the binary.
 func TestValidate_builtinFiles(t *testing.T) {
-	path := writeConfig(t, `{"providers": [{"module": "builtin://files", "grants": {"dirs": [{"host": "docs"}]}}]}`)
+	path := testkit.WriteConfig(t, `{"providers": [{"module": "builtin://files", "grants": {"dirs": [{"host": "docs"}]}}]}`)
 	code, out, errOut := runCLI(t, "validate", "--config", path)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "files (line 1): builtin://files")
-	path = writeConfig(t, `{"providers": [{"module": "builtin://nothing"}]}`)
+	path = testkit.WriteConfig(t, `{"providers": [{"module": "builtin://nothing"}]}`)
 	code, _, errOut = runCLI(t, "validate", "--config", path)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "builtin:// references are not supported here")

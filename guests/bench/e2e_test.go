@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/guests/bench/benchprov"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -20,7 +21,7 @@ func TestBenchWasm(t *testing.T) {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), runtime.NewProviderConfig().WithPoolSize(1))
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1))
 	require.NoError(t, err)
 	require.Equal(t, []string{abi.OpList, abi.OpRead}, p.Describe().Operations)
 
@@ -61,7 +62,7 @@ func TestBenchWasm_ManyLargeReads(t *testing.T) {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), runtime.NewProviderConfig().WithPoolSize(1))
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/bench"), testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1))
 	require.NoError(t, err)
 	for i := range 250 {
 		_, err := p.Read(ctx, "bench:///1m")

@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -89,7 +89,7 @@ func runtimeTranscript(t *testing.T, wasm string) map[string]any {
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testguest.CompileCache()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1))
+	p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1))
 	require.NoError(t, err)
 
 	tr := map[string]any{"describe": p.Describe()}
@@ -185,7 +185,7 @@ func canonical(t *testing.T, v any) string {
 // go-sdk client over stdio, speaking revision.
 func serve(t *testing.T, wasm, revision string) *mcp.ClientSession {
 	t.Helper()
-	return testguest.Serve(t, 60*time.Second, revision, "--module", wasm, "--page-size", "2")
+	return testguest.Serve(t, testkit.Wait, revision, "--module", wasm, "--page-size", "2")
 }
 
 // mcpTranscript asks the server everything a client can ask of the catalog.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -31,7 +32,7 @@ func loaded(t *testing.T) []*runtime.Provider {
 		rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(filepath.Join(testguest.Root(), "build", "testguest", "fuzz-cache")))
 		require.NoError(t, err)
 		for _, s := range sdks {
-			p, err := rt.LoadFile(ctx, s.build(t), runtime.NewProviderConfig().WithPoolSize(1))
+			p, err := rt.LoadFile(ctx, s.build(t), testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1))
 			require.NoError(t, err)
 			fuzzProviders = append(fuzzProviders, p)
 		}

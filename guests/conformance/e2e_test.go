@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/guests/conformance/fixtures"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -21,7 +22,7 @@ func TestConformanceWasm(t *testing.T) {
 	rt, err := runtime.New(ctx, runtime.NewConfig())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/conformance"), runtime.NewProviderConfig().WithPoolSize(2))
+	p, err := rt.LoadFile(ctx, testguest.Go(t, "guests/conformance"), testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(2))
 	require.NoError(t, err)
 
 	d := p.Describe()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -34,7 +35,7 @@ func testFilesWasm(t *testing.T, wasm string) {
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testCacheDir()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
-	cfg := runtime.NewProviderConfig().WithPoolSize(2).WithCompileTimeout(10 * time.Minute).WithGrants(runtime.Grants{
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(2).WithCompileTimeout(10 * time.Minute).WithGrants(runtime.Grants{
 		Dirs:   []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}},
 		Config: map[string]string{"max_file_bytes": "14"},
 	})
@@ -118,7 +119,7 @@ func testFilesWasmOSPaths(t *testing.T, wasm string) {
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testCacheDir()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
-	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithCompileTimeout(10*time.Minute).WithGrants(g))
+	p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithCompileTimeout(10*time.Minute).WithGrants(g))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(ctx) })
 

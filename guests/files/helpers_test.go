@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -65,7 +66,7 @@ func loadFiles(t *testing.T, wasm, root string) (*runtime.Provider, *logSink) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close(ctx) })
 	// -race on a busy machine compiles a Go guest slowly.
-	cfg := runtime.NewProviderConfig().WithCompileTimeout(10 * time.Minute).
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithCompileTimeout(10 * time.Minute).
 		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}}})
 	p, err := rt.LoadFile(ctx, wasm, cfg)
 	require.NoError(t, err)

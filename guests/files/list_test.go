@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -50,7 +51,7 @@ func loadQuiet(tb testing.TB, wasm, root string) *runtime.Provider {
 		WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = rt.Close(ctx) })
-	cfg := runtime.NewProviderConfig().WithCompileTimeout(10 * time.Minute).WithTimeout(time.Minute).
+	cfg := testkit.Limits(runtime.NewProviderConfig()).WithCompileTimeout(10 * time.Minute).WithTimeout(time.Minute).
 		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: root, GuestPath: "/data"}}})
 	p, err := rt.LoadFile(ctx, wasm, cfg)
 	require.NoError(tb, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -81,7 +82,7 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 
 func (e *env) load(t *testing.T, g runtime.Grants, timeout time.Duration) (*runtime.Provider, error) {
 	ctx := context.WithoutCancel(t.Context())
-	p, err := e.rt.LoadFile(ctx, e.wasm, runtime.NewProviderConfig().WithPoolSize(1).WithTimeout(timeout).WithGrants(g).
+	p, err := e.rt.LoadFile(ctx, e.wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithTimeout(timeout).WithGrants(g).
 		WithCompileTimeout(10*time.Minute)) // -race on a busy machine compiles slowly
 	if p != nil {
 		t.Cleanup(func() { _ = p.Close(ctx) })

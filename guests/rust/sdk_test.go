@@ -20,6 +20,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -54,7 +55,7 @@ func TestRustHTTPFetch(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	load := func(prefix string) *runtime.Provider {
-		p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1).WithGrants(runtime.Grants{
+		p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithGrants(runtime.Grants{
 			Config: map[string]string{"url": srv.URL + "/x"},
 			HTTP:   runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: prefix, Methods: []string{"GET", "POST"}}}, AllowPrivateNetwork: true},
 		}))
@@ -104,7 +105,7 @@ func TestRustRawContent(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, rt.Close(ctx)) })
 	// The probe imports http_fetch, so it loads only with some grant.
 	grant := runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: "https://example.invalid/", Methods: []string{"GET"}}}}
-	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1).WithOutputLimit(limit).WithGrants(runtime.Grants{HTTP: grant}))
+	p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithOutputLimit(limit).WithGrants(runtime.Grants{HTTP: grant}))
 	require.NoError(t, err)
 
 	r, err := p.Read(ctx, "probe:///nuls")

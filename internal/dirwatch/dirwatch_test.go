@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
-const waitLong = 10 * time.Second
+const waitLong = testkit.Wait
 
 // backends lists the backends to test on this platform.
 func backends() []struct {

@@ -10,17 +10,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // Serve starts the real mcp-wasm binary (Binary) as `mcp-wasm serve ARGS`,
-// with the tests' shared compilation cache and errors-only logs, and
+// with the tests' shared compilation cache, errors-only logs and
+// testkit's patient limits (ARGS may set their own after them), and
 // connects the official go-sdk client over stdio, speaking revision. The
 // session and the process end with the test, or after timeout.
 func Serve(tb testing.TB, timeout time.Duration, revision string, args ...string) *mcp.ClientSession {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	tb.Cleanup(cancel)
-	argv := append([]string{"serve"}, args...)
+	argv := append(append([]string{"serve"}, testkit.Flags()...), args...)
 	argv = append(argv, "--cache-dir", filepath.Join(Root(), "build", "testguest", "serve-cache"), "--log-level", "error")
 	cmd := exec.CommandContext(ctx, Binary(tb), argv...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "testguest", Version: "1"}, nil)

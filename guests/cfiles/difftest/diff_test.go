@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -228,7 +229,7 @@ func load(t *testing.T, wasm string, f fixture, config map[string]string) *runti
 	}
 	g.Config = config
 	// -race on a busy machine compiles the Go guest slowly.
-	p, err := rt.LoadFile(ctx, wasm, runtime.NewProviderConfig().WithPoolSize(1).WithCompileTimeout(10*time.Minute).WithGrants(g))
+	p, err := rt.LoadFile(ctx, wasm, testkit.Limits(runtime.NewProviderConfig()).WithPoolSize(1).WithCompileTimeout(10*time.Minute).WithGrants(g))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close(ctx) })
 	return p

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs the test suite with every core kept busy beside it, as on a shared CI
+# machine: no production timeout or deadline may decide a test that is not
+# about it, and a test that waits for an event waits minutes, not seconds
+# (internal/testkit). With no arguments it runs what `make test` runs (race
+# detector, shuffled, 20m timeout) over ./...; arguments are the packages.
+#
+#   scripts/under-load.sh                        # the whole suite
+#   scripts/under-load.sh ./runtime ./served     # some packages
+#   LOAD_CPUS=4 scripts/under-load.sh ./server   # more stressors
+#
+# stress-ng (Debian's package) is installed with apt-get when missing.
+# Prints the load average before and after, and PASS or FAIL; exits with go
+# test's status.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+cpus=${LOAD_CPUS:-$(nproc)}
+if ! command -v stress-ng >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	echo "under-load: installing stress-ng" >&2
+	$sudo apt-get install -y stress-ng >&2 || { echo "under-load: install stress-ng (apt-get install stress-ng)" >&2; exit 2; }
+fi
+
+pkgs=("$@")
+[ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
+
+# The stressors: one busy loop per core, for longer than any run; stopped
+# (by their own process id) when the tests end, however they end.
+stress-ng --cpu "$cpus" --timeout 2h --quiet &
+stress=$!
+trap 'kill "$stress" 2>/dev/null; wait "$stress" 2>/dev/null' EXIT
+
+echo "under-load: $cpus stressors beside go test ${pkgs[*]}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+start=$(date +%s)
+go test -race -shuffle=on -count=1 -timeout 20m "${pkgs[@]}"
+status=$?
+echo "under-load: load average $(cut -d' ' -f1-3 /proc/loadavg) after $(($(date +%s) - start))s"
+if [ "$status" -eq 0 ]; then
+	echo "under-load: PASS"
+else
+	echo "under-load: FAIL (go test exit $status)"
+fi
+exit "$status"
