@@ -44,8 +44,12 @@ type lockedBuf struct {
 	b  bytes.Buffer
 }
 
-func (l *lockedBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestBakedCacheReadOnly bakes a module into a cache directory, then uses
 // it read-only: the baked module loads and serves, a module it does not
@@ -104,7 +108,9 @@ func TestBakedCacheUnwritableDir(t *testing.T) {
 		}
 		return err
 	}))
-	t.Cleanup(func() { _ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error { return os.Chmod(p, 0o700) }) })
+	t.Cleanup(func() {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error { return os.Chmod(p, 0o700) })
+	})
 	before := snapshot(t, dir)
 	var logs lockedBuf
 	ro := newRuntime(t, runtime.NewConfig().WithCacheDir(dir).WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
