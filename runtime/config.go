@@ -18,6 +18,7 @@ import (
 type Config struct {
 	trusted        map[[32]byte]bool // SHA-256 of modules compiled without a worker
 	cacheDir       string
+	cacheReadOnly  bool
 	readCache      int64
 	maxConcurrency int
 	logger         *slog.Logger
@@ -41,6 +42,15 @@ func (c Config) WithReadCache(bytes int64) Config { c.readCache = bytes; return 
 // with mode 0700 and refused if it is accessible by group or others, because
 // its files become executable code. Defaults to "" (in-memory cache only).
 func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
+
+// WithCacheReadOnly uses the cache directory without ever writing to it: a
+// cache baked into an image by Runtime.Seal (`mcp-wasm compile`). Only
+// entries its manifest lists, with their SHA-256 matching, are used; a
+// module it does not hold compiles, under the usual worker limits, into a
+// temporary directory (TMPDIR) removed on Close, with a warning. A cache
+// directory that cannot be written is used this way whatever this says.
+// Defaults to false.
+func (c Config) WithCacheReadOnly(ro bool) Config { c.cacheReadOnly = ro; return c }
 
 // WithTrustedModule names a module (by its bytes) that compiles in the
 // host's process, without a compile worker: a module built into the host

@@ -81,6 +81,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		return nil, err
 	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
+	r.warnUnbaked(p.log, prep.cached)
 	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
 	if err := r.precompile(ctx, wasm, prep.wasm, cfg); err != nil {
 		return nil, err

@@ -47,7 +47,8 @@ type Runtime struct {
 	cfg      Config
 	cache    wazero.CompilationCache
 	cacheDir string        // wazero's cache directory: the configured one, or tempDir
-	tempDir  string        // a private cache directory for the worker's code, removed on Close; "" with a cache dir
+	tempDir  string        // a private cache directory for the worker's code, removed on Close; "" with a writable cache dir
+	baked    string        // the read-only cache directory under tempDir's links; "" if none
 	marks    compiledMarks // modules that compiled within the limits
 	rewrites rewriteCache  // rewritten modules, beside the compiled code
 	inProc   sync.Once     // the warning that modules compile in-process
@@ -78,6 +79,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 		dir, r.rewrites = abs, newRewriteCache(abs)
+		if cfg.cacheReadOnly || !writable(abs) { // bakedcache.go
+			if dir, err = r.overlayBaked(abs); err != nil {
+				return nil, err
+			}
+			r.rewrites = newRewriteCache(dir)
+		}
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	commands := []*cli.Command{inspectCommand(), callCommand(), serveCommand(), validateCommand(),
-		pushCommand(), pullCommand(), lockCommand(), checkCommand(), newCommand()} // push.go, pull.go, lock.go, check.go, new.go
+		pushCommand(), pullCommand(), lockCommand(), checkCommand(), newCommand(), compileCommand()} // push.go, pull.go, lock.go, check.go, new.go, compile.go
 	exactValues(commands)
 	return &cli.App{
 		Name:    "mcp-wasm",
@@ -113,6 +113,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
 		&cli.StringFlag{Name: "cache-dir", Value: defaultCacheDir(), Usage: "private (0700) `DIR` of the compilation cache, the rewritten modules and the module store (DIR/modules); empty disables all three"},
+		&cli.BoolFlag{Name: "cache-readonly", Usage: "use --cache-dir as baked by `mcp-wasm compile` without writing to it (automatic when it cannot be written); modules it lacks compile into TMPDIR"},
 		registryFlag(), // modules.go
 	}
 }
@@ -177,7 +178,8 @@ func newLoggedRuntime(c *cli.Context) (*slog.Logger, *runtime.Runtime, error) {
 
 // newRuntime builds the host runtime from the global flags.
 func newRuntime(c *cli.Context, log *slog.Logger, observer ...runtime.Observer) (*runtime.Runtime, error) {
-	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithLogger(log).WithTrustedModule(defaultprovider.Wasm())
+	cfg := runtime.NewConfig().WithCacheDir(c.String("cache-dir")).WithCacheReadOnly(c.Bool("cache-readonly")).
+		WithLogger(log).WithTrustedModule(defaultprovider.Wasm())
 	if c.IsSet("max-concurrency") { // serve's
 		cfg = cfg.WithMaxConcurrency(c.Int("max-concurrency"))
 	}

@@ -103,8 +103,8 @@ func serveAction(c *cli.Context) error {
 	}
 	shutdownFrom(c.Context).setBound(bound) // shutdown.go
 	drain := max(bound/2, bound-2*time.Second)
-	gcPercent, gcLimit := gctune.Apply() // a server's garbage: see internal/gctune
-	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", gcLimit)
+	gc := gctune.Apply() // a server's garbage and its container's limit: see internal/gctune
+	log.Info("garbage collector", "gogc", gc.Percent, "gomemlimit", gc.Limit, "from", gc.Source, "cgroup_limit", gc.Cgroup)
 	tr, err := transportFromFlags(c, log) // http.go
 	defer func() { _ = tr.close() }()
 	if err != nil {
