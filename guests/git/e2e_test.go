@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi/checkkit"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // liveWait bounds the wait for a notification; the host polls about once
@@ -84,7 +85,7 @@ func serve(t *testing.T, args ...string) (*mcp.ClientSession, *heard) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	argv := append([]string{"serve", "--module", testguest.Go(t, "guests/git"), "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, args...)
+	argv := append(append([]string{"serve", "--module", testguest.Go(t, "guests/git"), "--cache-dir", testguest.CompileCache(), "--log-level", "warn"}, testkit.Flags()...), args...)
 	cmd := exec.CommandContext(ctx, testguest.Binary(t), argv...)
 	cmd.Stderr = os.Stderr
 	h := &heard{updated: map[string]int{}}
@@ -199,8 +200,8 @@ func TestServeOwnHistory(t *testing.T) {
 // repository: every rule passes, none skipped.
 func TestCheck(t *testing.T) {
 	dir := demo(t)
-	out, err := exec.Command(testguest.Binary(t), "check", "--json", "--cache-dir", testguest.CompileCache(),
-		"--allow-dir", dir, testguest.Go(t, "guests/git")).Output()
+	out, err := exec.Command(testguest.Binary(t), append(append([]string{"check", "--json"}, testkit.Flags()...), "--cache-dir", testguest.CompileCache(),
+		"--allow-dir", dir, testguest.Go(t, "guests/git"))...).Output()
 	require.NoError(t, err, "%s", out)
 	var rep checkkit.Report
 	require.NoError(t, json.Unmarshal(out, &rep))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
@@ -58,9 +59,8 @@ func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	runSQL(t, filepath.Join(dir, "app.db"), schema)
 	wasm := testguest.Go(t, "guests/sqlite")
-	cmd := exec.Command(testguest.Binary(t), "check", "--allow-dir", dir, "--config-value", "rows=2",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"),
-		"--compile-timeout", "10m", "--timeout", "30s", wasm)
+	cmd := exec.Command(testguest.Binary(t), append(append([]string{"check"}, testkit.Flags()...), "--allow-dir", dir, "--config-value", "rows=2",
+		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), wasm)...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "PASS: 10 checks")
@@ -82,7 +82,8 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	argv := []string{"serve", "--module", testguest.Go(t, "guests/sqlite"), "--allow-dir", dir, "--config-value", "rows=5",
-		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), "--log-level", "error", "--compile-timeout", "10m"}
+		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), "--log-level", "error"}
+	argv = append(argv, testkit.Flags()...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "sqlite-e2e", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
 	})
