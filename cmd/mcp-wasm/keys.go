@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -33,13 +34,14 @@ func keysFileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "keys-file", EnvVars: []string{"MCP_WASM_KEYS_FILE"},
 		Usage: "private (0600) `FILE` of the secrets that sign list cursors, one a line (16+ bytes; the first signs, later ones " +
 			"are still accepted: a rotation); give replicas behind a load balancer the same file (default: DIR/keys/cursor.key " +
-			"under --cache-dir, made on first use and shared by the machine's processes; without a cache dir, random per process)"}
+			"under --cache-dir, made on first use and shared by the machine's processes; without a cache dir, or with a read-only one, random per process)"}
 }
 
 // cursorKeys returns the key that signs list cursors and the previous
 // keys still accepted: --cursor-key-env's secret, else --keys-file's keys,
 // else the machine's key file under --cache-dir (made on first use), else
-// none (nil: the server draws one per process).
+// none (nil: the server draws one per process), as with --cache-readonly or
+// a cache dir that cannot be written.
 func cursorKeys(c *cli.Context) ([]byte, [][]byte, error) {
 	if name := c.String("cursor-key-env"); name != "" {
 		key := []byte(os.Getenv(name))
@@ -56,10 +58,16 @@ func cursorKeys(c *cli.Context) ([]byte, [][]byte, error) {
 		return keys[0], keys[1:], nil
 	}
 	dir := c.String("cache-dir")
-	if dir == "" {
+	if dir == "" || c.Bool("cache-readonly") {
+		// A read-only cache dir (a baked image) is never written, and a key
+		// baked into an image would be every deployment's: a key per
+		// process, as without a cache dir; a fleet gives --keys-file.
 		return nil, nil, nil
 	}
 	keys, err := machineKeys(filepath.Join(dir, keysDirName))
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return nil, nil, nil // a cache dir that cannot be written is used read-only
+	}
 	if err != nil {
 		return nil, nil, failure(fmt.Errorf("cursor key: %w", err))
 	}

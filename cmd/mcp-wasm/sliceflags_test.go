@@ -50,6 +50,7 @@ func TestRepeatableFlags_TakeValuesWhole(t *testing.T) {
 	require.Equal(t, map[string][]string{
 		"inspect":  limits,
 		"check":    limits,
+		"compile":  limits,
 		"call":     sorted(append([]string{"arg", "path"}, limits...)),
 		"serve":    sorted(append([]string{"allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
 		"validate": {"insecure-registry"},

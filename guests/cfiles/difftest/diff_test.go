@@ -424,7 +424,8 @@ func TestFilesChangesSame(t *testing.T) {
 // and connects the official go-sdk client over stdio, speaking revision.
 func serve(t *testing.T, wasm string, f fixture, revision string) *mcp.ClientSession {
 	t.Helper()
-	args := []string{"--module", wasm, "--compile-timeout", "10m", "--config-value", fmt.Sprint("max_file_bytes=", capBytes)}
+	// 500 a page: the fixture then lists in three pages, so paging is compared too.
+	args := []string{"--module", wasm, "--compile-timeout", "10m", "--page-size", "500", "--config-value", fmt.Sprint("max_file_bytes=", capBytes)}
 	for _, g := range f.grants {
 		args = append(args, "--allow-dir", g)
 	}
