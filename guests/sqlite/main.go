@@ -7,13 +7,21 @@
 package main
 
 import (
+	"github.com/mcp-wasm/mcp-wasm/guests/files/filesprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/sqliteprov"
 )
 
-// The directories are the ones the host preopened; an instance made only
-// to describe the provider has none.
-func init() { mcpw.Register(sqliteprov.New(sqliteprov.Preopens()...)) }
+// The directories are the ones the host preopened (filesprov.Preopens, the
+// files provider's reading of them); an instance made only to describe the
+// provider has none.
+func init() {
+	var dirs []string
+	for _, r := range filesprov.Preopens() {
+		dirs = append(dirs, r.Path)
+	}
+	mcpw.Register(sqliteprov.New(dirs...))
+}
 
 // main is never run: the module is built as a reactor (-buildmode=c-shared).
 func main() {}
