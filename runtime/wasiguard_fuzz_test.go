@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -287,9 +289,9 @@ func hostCallGuest(fn hostCallFunc, params, results []api.ValueType, pages uint3
 	var body []byte
 	push := func(t api.ValueType, v uint64) {
 		if t == api.ValueTypeI64 {
-			body = appendSLEB(append(body, 0x42), int64(v))
+			body = wasmbintest.S64(append(body, 0x42), int64(v))
 		} else {
-			body = appendSLEB(append(body, 0x41), int64(int32(uint32(v))))
+			body = wasmbintest.S64(append(body, 0x41), int64(int32(uint32(v))))
 		}
 	}
 	// path_open(3, 0, "big"@8, 3, 0, FD_READ|FD_SEEK, 0, 0, &fd@0); drop
@@ -327,23 +329,23 @@ func hostCallGuest(fn hostCallFunc, params, results []api.ValueType, pages uint3
 	}
 	body = append(body, 0x0c, 0, 0x0b, 0x0b) // br 0; end loop; end func
 	funcType := func(ps, rs []api.ValueType) []byte {
-		b := appendULEB([]byte{0x60}, uint64(len(ps)))
+		b := wasmbintest.U32([]byte{0x60}, uint32(len(ps)))
 		b = append(b, ps...)
-		b = appendULEB(b, uint64(len(rs)))
+		b = wasmbintest.U32(b, uint32(len(rs)))
 		return append(b, rs...)
 	}
 	openParams := []api.ValueType{i32, i32, i32, i32, i32, i64, i64, i32, i32}
 	types := append([]byte{3}, funcType(params, results)...)
 	types = append(types, funcType(openParams, []api.ValueType{i32})...)
 	types = append(types, funcType(nil, nil)...)
-	name := func(s string) []byte { return append(appendULEB(nil, uint64(len(s))), s...) }
+	name := func(s string) []byte { return append(wasmbintest.U32(nil, uint32(len(s))), s...) }
 	imports := []byte{2}
 	imports = append(append(append(imports, name(fn.module)...), name(fn.name)...), 0x00, 0)
 	imports = append(append(append(imports, name(wasiModule)...), name("path_open")...), 0x00, 1)
-	memory := appendULEB([]byte{1, 0x00}, uint64(pages))
+	memory := wasmbintest.U32([]byte{1, 0x00}, uint32(pages))
 	exports := append(append([]byte{2}, name("memory")...), 0x02, 0)
 	exports = append(append(exports, name("run")...), 0x00, 2)
-	code := appendULEB(nil, uint64(len(body)+1))
+	code := wasmbintest.U32(nil, uint32(len(body)+1))
 	code = append(append([]byte{1}, code...), 0) // one body, no locals
 	code = append(code, body...)
 	data := append([]byte{1, 0x00, 0x41, 8, 0x0b}, name("big")...)
@@ -352,29 +354,7 @@ func hostCallGuest(fn hostCallFunc, params, results []api.ValueType, pages uint3
 		id byte
 		b  []byte
 	}{{1, types}, {2, imports}, {3, []byte{1, 2}}, {5, memory}, {7, exports}, {10, code}, {11, data}} {
-		out = append(appendULEB(append(out, sec.id), uint64(len(sec.b))), sec.b...)
+		out = append(wasmbintest.U32(append(out, sec.id), uint32(len(sec.b))), sec.b...)
 	}
 	return out
-}
-
-func appendULEB(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func appendSLEB(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }

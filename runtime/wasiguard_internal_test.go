@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin/wasmbintest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -51,24 +53,24 @@ func TestHostFunctionBoundsDocumented(t *testing.T) {
 func forwardGuest(module, name string, params, results []api.ValueType, pages uint32) []byte {
 	body := []byte{0} // no locals
 	for i := range params {
-		body = appendULEB(append(body, 0x20), uint64(i))
+		body = wasmbintest.U32(append(body, 0x20), uint32(i))
 	}
 	body = append(body, 0x10, 0, 0x0b)
-	ft := appendULEB([]byte{0x60}, uint64(len(params)))
-	ft = appendULEB(append(ft, params...), uint64(len(results)))
+	ft := wasmbintest.U32([]byte{0x60}, uint32(len(params)))
+	ft = wasmbintest.U32(append(ft, params...), uint32(len(results)))
 	ft = append(ft, results...)
-	str := func(s string) []byte { return append(appendULEB(nil, uint64(len(s))), s...) }
+	str := func(s string) []byte { return append(wasmbintest.U32(nil, uint32(len(s))), s...) }
 	secs := [][2][]byte{
 		{{1}, append([]byte{1}, ft...)},
 		{{2}, append(append(append([]byte{1}, str(module)...), str(name)...), 0, 0)},
 		{{3}, {1, 0}},
-		{{5}, appendULEB([]byte{1, 0}, uint64(pages))},
+		{{5}, wasmbintest.U32([]byte{1, 0}, uint32(pages))},
 		{{7}, append(append(append(append([]byte{2}, str("memory")...), 2, 0), str("f")...), 0, 1)},
-		{{10}, append(append([]byte{1}, appendULEB(nil, uint64(len(body)))...), body...)},
+		{{10}, append(append([]byte{1}, wasmbintest.U32(nil, uint32(len(body)))...), body...)},
 	}
 	out := []byte("\x00asm\x01\x00\x00\x00")
 	for _, s := range secs {
-		out = append(appendULEB(append(out, s[0][0]), uint64(len(s[1]))), s[1]...)
+		out = append(wasmbintest.U32(append(out, s[0][0]), uint32(len(s[1]))), s[1]...)
 	}
 	return out
 }
