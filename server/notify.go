@@ -19,6 +19,7 @@ import (
 // URI as that session first sent it), and to no other. It never blocks on
 // clients and is safe for concurrent use.
 func (s *Server) ResourcesUpdated(provider string, uris ...string) {
+	s.lists.changed(provider) // a listed item may have changed (its size)
 	set := s.acquire()
 	m := set.named(provider)
 	set.release()
@@ -48,14 +49,18 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 // sessions of the handshake revisions get notifications/resources/list_changed,
 // and 2026-07-28 listens that asked for resourcesListChanged get it on their
 // stream. Coalesced with other changes like ResourcesUpdated.
-func (s *Server) ResourceListChanged() { s.notify.add(nil, true) }
+func (s *Server) ResourceListChanged() {
+	s.lists.changedAll()
+	s.notify.add(nil, true)
+}
 
 // Interested reports whether a change would reach any client now: a
 // subscription, a listen for list changes, or an initialized session of a
 // handshake revision (which hears list changes without asking). Change
-// feeds may poll providers only while it is true.
+// feeds may poll providers only while it is true. The list cache counts
+// as a listener while it holds pages kept until a change (listcache.go).
 func (s *Server) Interested() bool {
-	if s.subs.active() {
+	if s.subs.active() || s.lists.active() {
 		return true
 	}
 	for ss := range s.mcp.Sessions() {
