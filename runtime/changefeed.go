@@ -38,6 +38,7 @@ type ChangeFeedConfig struct {
 	settle   time.Duration
 	active   func() bool
 	ready    func()
+	health   func(ok bool)
 	watch    bool
 	poll     bool
 }
@@ -72,6 +73,16 @@ func (c ChangeFeedConfig) WithActive(active func() bool) ChangeFeedConfig {
 // that waits for it before taking clients announces every change they
 // could have seen. Defaults to nil.
 func (c ChangeFeedConfig) WithReady(ready func()) ChangeFeedConfig { c.ready = ready; return c }
+
+// WithHealth sets a function the feed calls with true when its calls to
+// the provider succeed (the first time: the baseline is taken) and with
+// false when they start failing or the feed stops, each time the state
+// flips, on the feed's goroutine: while false, changes may go unreported
+// until a call succeeds. Defaults to nil.
+func (c ChangeFeedConfig) WithHealth(health func(ok bool)) ChangeFeedConfig {
+	c.health = health
+	return c
+}
 
 // WithDirWatch sets whether the host watches the provider's granted
 // directories and files and passes the guest paths that changed. Defaults
@@ -108,6 +119,7 @@ func (p *Provider) WatchChanges(ctx context.Context, cfg ChangeFeedConfig, repor
 		return err
 	}
 	f := &feed{p: p, cfg: cfg, report: report, mounts: p.mountedPaths()}
+	defer f.setHealth(false)
 	if cfg.watch && len(f.mounts) > 0 {
 		f.startWatch()
 		defer f.w.Close()
@@ -141,6 +153,7 @@ type feed struct {
 	baselined bool
 	rescan    bool // paths were lost: pass the mounts next time
 	failing   bool
+	healthy   bool // as last told to cfg.health
 }
 
 func (f *feed) startWatch() {
@@ -224,6 +237,7 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 	switch {
 	case err == nil:
 		f.failing = false
+		f.setHealth(true)
 		return res, false
 	case errors.Is(err, abi.ErrClosed), ctx.Err() != nil:
 		return nil, true
@@ -231,7 +245,15 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 		f.failing = true
 		f.p.log.Warn("changes failed; the host keeps asking", "error", firstLine(err.Error(), 512))
 	}
+	f.setHealth(false)
 	return nil, false
+}
+
+func (f *feed) setHealth(ok bool) {
+	if f.cfg.health != nil && ok != f.healthy {
+		f.healthy = ok
+		f.cfg.health(ok)
+	}
 }
 
 // takePaths returns the guest paths that changed since the last call.

@@ -29,6 +29,15 @@ type ChangeSink interface {
 	ResourceListChanged()
 }
 
+// TrackingSink is a ChangeSink that also hears which providers' changes a
+// feed reports: on while the feed's calls to the provider succeed (from its
+// baseline), off when they fail or the feed stops (*server.Server is one:
+// its list cache keeps tracked providers' pages until a change).
+type TrackingSink interface {
+	ChangeSink
+	ChangesTracked(provider string, on bool)
+}
+
 // feeds runs one change feed per served provider that reports changes.
 type feeds struct {
 	mu      sync.Mutex
@@ -116,9 +125,13 @@ func (f *feeds) start(p *Provider) chan struct{} {
 	ready := make(chan struct{})
 	var once sync.Once
 	markReady := func() { once.Do(func() { close(ready) }) }
+	cfg := f.cfg.WithReady(markReady)
+	if tracking, ok := f.sink.(TrackingSink); ok {
+		cfg = cfg.WithHealth(func(ok bool) { tracking.ChangesTracked(name, ok) })
+	}
 	f.wg.Go(func() {
 		defer markReady()
-		err := p.watchChanges(ctx, f.cfg.WithReady(markReady), func(res *abi.ChangesResult) {
+		err := p.watchChanges(ctx, cfg, func(res *abi.ChangesResult) {
 			if len(res.Updated) > 0 {
 				f.sink.ResourcesUpdated(name, res.Updated...)
 			}
