@@ -193,6 +193,7 @@ func serveAction(c *cli.Context) error {
 	defer stopWatch() // before set.Close and the wait
 	tr.instrument(m, set)
 	m.WatchReadCache(rt.ReadCacheBytes)
+	m.WatchListCache(srv.ListCacheBytes)
 	set.StartFeeds(watchCtx, srv, runtime.NewChangeFeedConfig().WithActive(srv.Interested)) // live resources
 	if cfg.File != "" {
 		watching.Go(func() { watch(watchCtx, set, cfg.Server.Watching()) })
