@@ -39,6 +39,7 @@ type ChangeFeedConfig struct {
 	active   func() bool
 	ready    func()
 	health   func(ok bool)
+	watched  func()
 	watch    bool
 	poll     bool
 }
@@ -81,6 +82,15 @@ func (c ChangeFeedConfig) WithReady(ready func()) ChangeFeedConfig { c.ready = r
 // until a call succeeds. Defaults to nil.
 func (c ChangeFeedConfig) WithHealth(health func(ok bool)) ChangeFeedConfig {
 	c.health = health
+	return c
+}
+
+// WithWatched sets a function the feed calls, on its goroutine, when the
+// directory watch saw granted files change (or lost track of them), before
+// it asks the provider about them, and whether or not it then asks.
+// Defaults to nil.
+func (c ChangeFeedConfig) WithWatched(watched func()) ChangeFeedConfig {
+	c.watched = watched
 	return c
 }
 
@@ -262,6 +272,9 @@ func (f *feed) takePaths() []string {
 		return nil
 	}
 	hosts, overflow := f.w.Take()
+	if f.cfg.watched != nil && (overflow || len(hosts) > 0) {
+		f.cfg.watched()
+	}
 	// Whoever listens or not, cached reads of what changed are dropped.
 	if overflow {
 		f.p.rt.reads.dropProvider(f.p)

@@ -31,11 +31,14 @@ type ChangeSink interface {
 
 // TrackingSink is a ChangeSink that also hears which providers' changes a
 // feed reports: on while the feed's calls to the provider succeed (from its
-// baseline), off when they fail or the feed stops (*server.Server is one:
-// its list cache keeps tracked providers' pages until a change).
+// baseline), off when they fail or the feed stops; and when the host's
+// directory watch saw the provider's granted files change, whatever the
+// provider then says of them (*server.Server is one: its list cache keeps
+// tracked providers' pages until a change).
 type TrackingSink interface {
 	ChangeSink
 	ChangesTracked(provider string, on bool)
+	ProviderChanged(provider string)
 }
 
 // feeds runs one change feed per served provider that reports changes.
@@ -127,7 +130,8 @@ func (f *feeds) start(p *Provider) chan struct{} {
 	markReady := func() { once.Do(func() { close(ready) }) }
 	cfg := f.cfg.WithReady(markReady)
 	if tracking, ok := f.sink.(TrackingSink); ok {
-		cfg = cfg.WithHealth(func(ok bool) { tracking.ChangesTracked(name, ok) })
+		cfg = cfg.WithHealth(func(ok bool) { tracking.ChangesTracked(name, ok) }).
+			WithWatched(func() { tracking.ProviderChanged(name) })
 	}
 	f.wg.Go(func() {
 		defer markReady()

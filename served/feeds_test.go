@@ -27,6 +27,8 @@ type recordingSink struct {
 	tracked map[string]int // ons minus offs
 }
 
+func (r *recordingSink) ProviderChanged(string) {}
+
 func (r *recordingSink) ChangesTracked(provider string, on bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -68,6 +68,12 @@ func (c Config) validateListCache() error {
 // served from the cache past their ttl. Safe for concurrent use.
 func (s *Server) ChangesTracked(name string, on bool) { s.lists.track(name, on) }
 
+// ProviderChanged tells the server that something the provider called
+// name serves from may have changed (the host's directory watch saw its
+// granted files change): its cached list pages are dropped. Safe for
+// concurrent use.
+func (s *Server) ProviderChanged(name string) { s.lists.changed(name) }
+
 // ListCacheBytes is what the list cache holds now, in bytes.
 func (s *Server) ListCacheBytes() int64 { return s.lists.usage() }
 

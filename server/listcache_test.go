@@ -163,6 +163,11 @@ func TestListCache_providersAreIsolated(t *testing.T) {
 	require.Equal(t, want, listURIs(t, cs))
 	require.Equal(t, a, aCalls.Load(), "a change to b leaves a's pages")
 	require.Equal(t, b+2, bCalls.Load(), "and drops b's")
+
+	s.ProviderChanged("a") // the host's watch saw a's files change
+	require.Equal(t, want, listURIs(t, cs))
+	require.Equal(t, a+2, aCalls.Load())
+	require.Equal(t, b+2, bCalls.Load())
 }
 
 func TestListCache_budget(t *testing.T) {

@@ -17,7 +17,8 @@ import (
 // TestE2E_listCache: `serve --http` with the default provider, listed by a
 // go-sdk client. Repeated listings of an unchanged tree do not call the
 // guest (mcpwasm_provider_calls_total for list stays put); a file added on
-// disk is in the first listing after notifications/resources/list_changed.
+// disk is in the first listing after notifications/resources/list_changed;
+// a hidden file's (which the provider does not list) drops the cache too.
 func TestE2E_listCache(t *testing.T) {
 	dir := liveTree(t)
 	srv := startHTTP(t, nil, "--allow-dir", dir)
@@ -60,4 +61,11 @@ func TestE2E_listCache(t *testing.T) {
 	testkit.Eventually(t, func() bool { return h.listChanges() > lists }, "adding a file: list_changed")
 	require.Contains(t, list(), uriIn(t, dir, "c.txt"), "the first listing after the change has the new file")
 	require.Greater(t, listCalls(), calls)
+
+	// A file the provider does not list (hidden) changes no listing, but
+	// the host's watch saw it: the cached pages are dropped all the same.
+	list()
+	calls = listCalls()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644))
+	testkit.Eventually(t, func() bool { list(); return listCalls() > calls }, "the watch's event drops the cached pages")
 }

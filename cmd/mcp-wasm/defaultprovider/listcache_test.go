@@ -73,6 +73,14 @@ func TestListCache_defaultProvider(t *testing.T) {
 	testkit.Eventually(t, func() bool { return heard.Load() > 0 }, "notifications/resources/list_changed after a file was added")
 	require.Contains(t, listURIs(t, cs), fileURI(dir, "sub/d.txt"), "the first listing after the change has the new file")
 	require.Greater(t, p.lists.Load(), calls, "the guest was asked again")
+
+	// A change the provider does not list (a hidden file) is still a
+	// change the host's watch saw: the pages are asked for again.
+	listURIs(t, cs)
+	calls = p.lists.Load()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644))
+	testkit.Eventually(t, func() bool { listURIs(t, cs); return p.lists.Load() > calls }, "the watch's event drops the cached pages")
+	require.Len(t, listURIs(t, cs), 4)
 }
 
 // startFeed runs the change feed of p into s as served.StartFeeds does, and
@@ -83,7 +91,7 @@ func startFeed(t testing.TB, p *runtime.Provider, s *server.Server) {
 	go func() {
 		defer close(done)
 		cfg := runtime.NewChangeFeedConfig().WithActive(s.Interested).WithReady(func() { close(ready) }).
-			WithHealth(func(ok bool) { s.ChangesTracked("files", ok) })
+			WithHealth(func(ok bool) { s.ChangesTracked("files", ok) }).WithWatched(func() { s.ProviderChanged("files") })
 		_ = p.WatchChanges(ctx, cfg, func(res *abi.ChangesResult) {
 			if len(res.Updated) > 0 {
 				s.ResourcesUpdated("files", res.Updated...)
