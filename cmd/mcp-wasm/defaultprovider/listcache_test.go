@@ -2,10 +2,12 @@ package defaultprovider_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sync/atomic"
 	"testing"
 
@@ -81,6 +83,47 @@ func TestListCache_defaultProvider(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644))
 	testkit.Eventually(t, func() bool { listURIs(t, cs); return p.lists.Load() > calls }, "the watch's event drops the cached pages")
 	require.Len(t, listURIs(t, cs), 4)
+}
+
+// TestListCache_accountsWhatItHolds: the list cache's count of what it
+// holds is not below what the heap holds for it (so its budget bounds the
+// memory), nor far above, for a listing of 10,000 files of the default
+// provider, decoded from the guest's answers as the server gets them.
+func TestListCache_accountsWhatItHolds(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	const n = 10_000
+	for i := range n {
+		name := filepath.Join(dir, fmt.Sprintf("d%02d", i%100), fmt.Sprintf("file-%05d.txt", i))
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, []byte("x"), 0o644))
+	}
+	rt, err := runtime.New(ctx, runtime.NewConfig())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	p, err := rt.Load(ctx, "files", defaultprovider.Wasm(), testkit.Limits(runtime.NewProviderConfig()).
+		WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
+	require.NoError(t, err)
+	s, err := server.New(server.NewConfig().WithProviders(p).WithCallTimeout(testkit.Patient).WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	s.ChangesTracked("files", true)
+	cs := connectClient(t, mcp.NewClient(&mcp.Implementation{Name: "listcache", Version: "1"}, nil), s)
+	require.Len(t, listURIs(t, cs), n)
+
+	inUse := func() int64 {
+		goruntime.GC()
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		return int64(m.HeapInuse)
+	}
+	counted := s.ListCacheBytes()
+	with := inUse()
+	s.ResourceListChanged() // drops every page
+	held := with - inUse()
+	t.Logf("the cache held %d bytes (%d an item), counted %d (%d an item)", held, held/n, counted, counted/n)
+	require.GreaterOrEqual(t, counted, held, "the budget bounds what the cache holds")
+	require.Less(t, counted, held*3/2, "and does not count far more")
 }
 
 // startFeed runs the change feed of p into s as served.StartFeeds does, and
