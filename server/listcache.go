@@ -40,7 +40,7 @@ import (
 
 // DefaultListCache is the list cache's default budget: about 90,000
 // files of the default provider (some 350 bytes a resource, counted as
-// listEntrySize counts).
+// listResultSize counts).
 const DefaultListCache = 32 << 20
 
 // MaxListCache is the largest budget WithListCache accepts.
