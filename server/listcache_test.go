@@ -230,3 +230,36 @@ func TestListCache_reload(t *testing.T) {
 	require.Len(t, listURIs(t, cs), 60)
 	require.Equal(t, int64(2), calls.Load())
 }
+
+// Templates pages are kept like list pages, under their own key.
+func TestListCache_templates(t *testing.T) {
+	var lists, templates atomic.Int64
+	p := servertest.New("a", abi.URIRoot{Scheme: "a"}).WithCache(hourPublic).
+		AddText("a:///x", "text/plain", "x").
+		AddTemplate(abi.ResourceTemplate{URITemplate: "a:///t/{id}", Name: "t"}, "1").
+		WithIntercept(func(_ context.Context, op, _ string) error {
+			switch op {
+			case abi.OpList:
+				lists.Add(1)
+			case abi.OpTemplates:
+				templates.Add(1)
+			}
+			return nil
+		})
+	s := newServer(t, NewConfig().WithProviders(p))
+	s.ChangesTracked("a", true)
+	cs := connect(t, s, "2025-11-25")
+	for range 3 {
+		res, err := cs.ListResourceTemplates(t.Context(), nil)
+		require.NoError(t, err)
+		require.Len(t, res.ResourceTemplates, 1)
+		require.Equal(t, "a:///t/{id}", res.ResourceTemplates[0].URITemplate)
+		require.Equal(t, []string{"a:///x"}, listURIs(t, cs))
+	}
+	require.Equal(t, int64(1), templates.Load())
+	require.Equal(t, int64(1), lists.Load())
+	s.ResourceListChanged()
+	_, err := cs.ListResourceTemplates(t.Context(), nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), templates.Load())
+}
