@@ -263,3 +263,21 @@ func TestListCache_templates(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(2), templates.Load())
 }
+
+// While a tracked provider's page is being fetched, the cache counts as a
+// listener, so a change feed asks the provider and a change made during
+// the fetch bumps the generation; an untracked provider's fetch does not.
+func TestListCache_activeWhileFetching(t *testing.T) {
+	for _, tracked := range []bool{true, false} {
+		var calls atomic.Int64
+		var during atomic.Bool
+		var s *Server
+		s = newServer(t, NewConfig().WithProviders(countedProvider("a", 10, &hourPublic, &calls, func() { during.Store(s.lists.active()) })))
+		s.ChangesTracked("a", tracked)
+		cs := connect(t, s, "2025-11-25")
+		require.False(t, s.lists.active())
+		listURIs(t, cs)
+		require.Equal(t, tracked, during.Load())
+		require.Equal(t, tracked, s.lists.active(), "afterwards: only pages kept until a change need the feed")
+	}
+}
