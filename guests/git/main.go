@@ -17,7 +17,7 @@ import (
 func init() {
 	var roots []gitprov.Root
 	for _, r := range filesprov.Preopens() {
-		roots = append(roots, gitprov.Root{Path: r.Path, FS: r.FS})
+		roots = append(roots, gitprov.Root{Path: r.Path, FS: newDirFS(r.Path)})
 	}
 	mcpw.Register(gitprov.New(roots...))
 }
