@@ -100,6 +100,29 @@ echo "registry: cosign ${COSIGN:-not available: the cosign 2 case is skipped}"
 status=0
 MCPW_COSIGN=$COSIGN MCPW_ORAS=$ORAS MCPW_REGISTRY=$open MCPW_REGISTRY_STORAGE="$work/open/storage" MCPW_REGISTRY_AUTH=$locked \
   go test -count=1 -run '^TestRegistryE2E$' -v ./cmd/mcp-wasm || status=$?
+
+# The release, as .github/workflows/release-providers.yml runs it, against
+# the loopback registry and signed with a key instead of keyless: the git and
+# sqlite providers built twice (the bytes must match), checked, pushed and
+# signed by cosign 3 (.ci/run installs it into the CI cache), then served
+# by digest with the signature required (TestReleaseE2E).
+RELEASE_COSIGN=${RELEASE_COSIGN:-$HOME/.cache/mcp-wasm-ci/bin/cosign}
+if [ "$status" = 0 ]; then
+  if [ -x "$RELEASE_COSIGN" ]; then
+    echo "registry: release with $("$RELEASE_COSIGN" version 2>/dev/null | sed -n 's/^GitVersion: *//p')"
+    (cd "$work" && COSIGN_PASSWORD= "$RELEASE_COSIGN" generate-key-pair >/dev/null)
+    COSIGN_PASSWORD= SIGN="key:$work/cosign.key" COSIGN=$RELEASE_COSIGN INSECURE=$open OUT="$work/released.txt" \
+      scripts/release-providers.sh "$open/mcp-wasm" 0.0.0-ci || status=$?
+    if [ "$status" = 0 ]; then
+      MCPW_RELEASED="$work/released.txt" MCPW_RELEASE_KEY="$work/cosign.pub" MCPW_REGISTRY=$open \
+        go test -count=1 -run '^TestReleaseE2E$' -v ./cmd/mcp-wasm || status=$?
+    fi
+  elif [ -n "${CI:-}" ]; then
+    echo "registry: $RELEASE_COSIGN missing: .ci/run installs cosign 3 for the release case" >&2; status=1
+  else
+    echo "registry: cosign 3 not at $RELEASE_COSIGN: the release case is skipped"
+  fi
+fi
 if [ "$status" != 0 ]; then
   echo "--- registry logs"; tail -n 50 "$work/open.log" "$work/locked.log"
 fi

@@ -183,7 +183,7 @@ func (p *Provider) initialize(ctx context.Context) error {
 		return fmt.Errorf("%w: waiting for a global slot: %w", ErrInit, err)
 	}
 	defer p.rt.leave(&p.share)
-	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
+	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithEnv(goMemLimitEnv, goMemLimit(p.cfg.memoryLimit)).WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
 	first, err := p.newInstance(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate: %w", ErrInit, err)
