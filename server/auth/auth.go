@@ -170,6 +170,10 @@ type Principal struct {
 	Scopes []string
 	// Expiry is when the JWT expires; zero for static tokens.
 	Expiry time.Time
+	// Claims are the JWT's other claims whose values are a string or a
+	// list of strings (a group or tenant claim), for access rules; nil for
+	// static tokens. They are bounded (claims.go).
+	Claims map[string][]string
 }
 
 // Refusal is a refused authentication: the HTTP status to answer and the
