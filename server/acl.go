@@ -222,7 +222,9 @@ func (r Rule) matches(w Who) bool {
 }
 
 // covers reports whether the rule names the provider called name.
-func (r Rule) covers(name string) bool { return r.providers == nil || slices.Contains(r.providers, name) }
+func (r Rule) covers(name string) bool {
+	return r.providers == nil || slices.Contains(r.providers, name)
+}
 
 // Rules are a server's access rules. The zero Rules is off: every client
 // sees what the providers expose. It is an immutable value.

@@ -24,7 +24,7 @@ type auditEvent struct {
 	who, session, method, tool, uri, provider string
 	decision, reason                          string
 	rule                                      string // the access rule that decided (aclserve.go)
-	status                                    int // HTTP status, for refusals before MCP
+	status                                    int    // HTTP status, for refusals before MCP
 	bytes                                     int64
 	duration                                  time.Duration
 }
