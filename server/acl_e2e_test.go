@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,10 +119,10 @@ func teamMembers(iss *authtest.Issuer) []teamMember {
 func TestACL_team(t *testing.T) {
 	iss := authtest.NewIssuer(t)
 	var reads atomic.Int32
-	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(teamRules(t)).WithPageSize(2))
+	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(teamRules(t)).WithPageSize(2).WithResourceTools(true))
 	a := auth.NewConfig().WithStaticToken("alice", "alice-secret").WithStaticToken("bob", "bob-secret").
 		WithOAuth(auth.OAuthConfig{Resource: authtest.Resource, Issuer: iss.URL()})
-	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(a))
+	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(a).WithRateLimit(1e6, 1e6))
 	members := teamMembers(iss)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		cursors := map[string]string{}
@@ -155,7 +156,7 @@ func TestACL_team(t *testing.T) {
 // TestACL_stdio: the local user on stdio is a principal too.
 func TestACL_stdio(t *testing.T) {
 	var reads atomic.Int32
-	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(teamRules(t)).WithPageSize(2))
+	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(teamRules(t)).WithPageSize(2).WithResourceTools(true))
 	m := teamMember{name: "stdio", sub: "wiki:///home", hidden: "wiki:///plans", absent: "notes:///shared/zz",
 		sees: []string{"notes:///shared/a", "notes:///shared/b", "notes:///shared/c", "notes:///shared/d", "wiki:///home"}}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
@@ -217,11 +218,44 @@ func checkMember(t *testing.T, cs *mcp.ClientSession, version string, m teamMemb
 		require.ElementsMatch(t, []string{"100", "101"}, c.Completion.Values)
 	}
 
+	checkToolsView(t, cs, version, m, ghost)
+
 	if version != "2026-07-28" {
 		require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: m.sub}))
 		err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: m.hidden})
 		sameError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: ghost}), ghost, err, m.hidden)
 	}
+}
+
+// checkToolsView: the resource tools list and read exactly what m sees;
+// a hidden resource's tool error is an absent one's.
+func checkToolsView(t *testing.T, cs *mcp.ClientSession, version string, m teamMember, ghost string) {
+	var got []string
+	for cursor, pages := "", 0; pages < 100; pages++ {
+		args := map[string]any{}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		var page struct {
+			Resources  []struct{ URI string }
+			NextCursor string
+		}
+		dataOf(t, call(t, cs, "list_resources", args), version, &page)
+		for _, r := range page.Resources {
+			got = append(got, r.URI)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	require.ElementsMatch(t, m.sees, got, "list_resources tool")
+	for _, uri := range teamUniverse {
+		res := call(t, cs, "read_resource", map[string]any{"uri": uri})
+		require.Equal(t, !slices.Contains(m.sees, uri), res.IsError, "read_resource %s", uri)
+	}
+	hidden := call(t, cs, "read_resource", map[string]any{"uri": m.hidden})
+	absent := call(t, cs, "read_resource", map[string]any{"uri": ghost})
+	require.Equal(t, strings.ReplaceAll(textOf(t, absent), ghost, "U"), strings.ReplaceAll(textOf(t, hidden), m.hidden, "U"))
 }
 
 // sameError requires that two refusals differ only in the URI they name.
@@ -309,4 +343,56 @@ func subscribe(t *testing.T, s *Server, cs *mcp.ClientSession, version, visible,
 		go func() { _ = cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}) }()
 	}
 	require.Eventually(t, func() bool { return listenedTo(s, visible) }, testkit.Wait, time.Millisecond)
+}
+
+// denialObserver counts denials (Denials) besides recording requests.
+type denialObserver struct {
+	recordingObserver
+	mu     sync.Mutex
+	denied map[string]int // "provider method"
+}
+
+func (o *denialObserver) Denied(provider, method string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.denied[provider+" "+method]++
+}
+
+func (o *denialObserver) count(key string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.denied[key]
+}
+
+// TestACL_auditAndMetrics: every decision line names the principal (the
+// token's name, never the token) and the rule; denials are counted by
+// provider and method.
+func TestACL_auditAndMetrics(t *testing.T) {
+	var reads atomic.Int32
+	log, buf := newLogger()
+	obs := &denialObserver{denied: map[string]int{}}
+	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(teamRules(t)).
+		WithAuditLogger(log).WithObserver(obs).WithResourceTools(true))
+	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(staticTeamAuth()))
+	cs := connectHTTP(t, url, "2025-11-25", bearerClient("alice-secret"), nil)
+	_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///alice/a"})
+	require.NoError(t, err)
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///bob/a"})
+	require.Error(t, err)
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "wiki:///home"})
+	require.Error(t, err)
+	require.True(t, call(t, cs, "read_resource", map[string]any{"uri": "notes:///bob/b"}).IsError)
+	_, err = cs.ListResources(t.Context(), nil)
+	require.NoError(t, err)
+
+	lines := buf.String()
+	require.Contains(t, lines, "who=static:alice method=resources/read")
+	require.Contains(t, lines, "uri=notes:///alice/a provider=notes decision=allow rule=alice")
+	require.Contains(t, lines, `uri=notes:///bob/a provider=notes decision=deny reason=not_found rule="(default deny)"`)
+	require.Contains(t, lines, `method=resources/list session=`)
+	require.Contains(t, lines, `decision=allow rule=alice bytes=0`)
+	require.NotContains(t, lines, "alice-secret")
+	require.Equal(t, 1, obs.count("notes resources/read"))
+	require.Equal(t, 1, obs.count("wiki resources/read"))
+	require.Equal(t, 1, obs.count("notes tools/call"))
 }
