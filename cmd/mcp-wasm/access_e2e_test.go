@@ -26,7 +26,8 @@ import (
 // OAuth subject) alice's notes but not her keys. bobRule replaces bob's
 // include patterns.
 func teamConfig(bobRule string) string {
-	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "data", "guest": "/data"}]}, "limits": {%s}}],
+	return fmt.Sprintf(`{"providers": [{"module": "files.wasm", "grants": {"dirs": [{"host": "data", "guest": "/data"}]}, "limits": {%s},
+   "cache": {"ttl": "1m", "scope": "private"}}],
  "access": [
   {"name": "alice", "who": ["token:alice"], "include": ["file:///data/alice/**", "file:///data/shared/**"]},
   {"name": "bob", "who": ["token:bob"], "providers": ["files"], "include": [%s]},
@@ -85,14 +86,28 @@ func TestE2E_access(t *testing.T) {
 					}
 					require.NoError(t, err)
 					require.Equal(t, text, res.Contents[0].Text)
+					if version == "2026-07-28" {
+						require.Equal(t, "private", res.CacheScope, "what a principal reads is private to it")
+					}
 				}
 			})
 		}
 	}
 
+	// The host read cache (on by default) may keep what alice read;
+	// authorization runs before the provider and so before any hit: bob,
+	// whom no rule lets see it, gets not found.
+	alice := connectURL(t, srv.url, "2026-07-28", clients["alice"])
+	for range 2 {
+		_, err := alice.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/alice/notes.md"})
+		require.NoError(t, err)
+	}
+	_, err := connectURL(t, srv.url, "2026-07-28", clients["bob"]).ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/alice/notes.md"})
+	require.Error(t, err)
+
 	// A rule change on reload applies to a session opened before it.
 	bob := connectURL(t, srv.url, "2025-11-25", clients["bob"])
-	_, err := bob.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/shared/plan.md"})
+	_, err = bob.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///data/shared/plan.md"})
 	require.Error(t, err)
 	testkit.WriteAtomic(t, cfgPath, teamConfig(`"file:///data/shared/**"`))
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGHUP))
