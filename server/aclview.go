@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
-	"strconv"
+	"fmt"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -61,19 +61,20 @@ func (ps *providerSet) viewFor(w Who, key string) *providerSet {
 		c.grants, c.restricted = g, true
 		v.backends = append(v.backends, &c)
 	}
-	v.who = viewDigest(key, ps.rules.matching(w))
+	v.who = viewDigest(key, ps.rules, ps.rules.matching(w))
 	return v
 }
 
 // viewDigest names a view in list cursors: the principal and the rules
-// that shape what it sees. A cursor made in one view is refused in any
-// other, so it is useless to another principal (and to the same one once
-// a reload changed its rules).
-func viewDigest(key string, rules []int) []byte {
+// that shape what it sees (each rule's place, providers and patterns). A
+// cursor made in one view is refused in any other, so it is useless to
+// another principal, and to the same one once a reload changed its rules.
+func viewDigest(key string, rs Rules, matching []int) []byte {
 	h := sha256.New()
 	h.Write([]byte(key))
-	for _, i := range rules {
-		h.Write([]byte("\x00" + strconv.Itoa(i)))
+	for _, i := range matching {
+		r := rs.rules[i]
+		fmt.Fprintf(h, "\x00%d\x00%q\x00%q", i, r.providers, r.filter.String())
 	}
 	return h.Sum(nil)[:whoDigestSize]
 }
