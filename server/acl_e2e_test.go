@@ -396,3 +396,69 @@ func TestACL_auditAndMetrics(t *testing.T) {
 	require.Equal(t, 1, obs.count("wiki resources/read"))
 	require.Equal(t, 1, obs.count("notes tools/call"))
 }
+
+// TestACL_anonymousIsNotStdio: over HTTP without tokens, a client is
+// anonymous, never the local user: a rule for stdio grants it nothing, on
+// either era, and a rule for anonymous grants it its share.
+func TestACL_anonymousIsNotStdio(t *testing.T) {
+	var reads atomic.Int32
+	rs, err := NewRules(mustRule(t, "local", []string{"stdio"}, nil, nil, nil),
+		mustRule(t, "anon", []string{"anonymous"}, []string{"wiki"}, []string{"wiki:///home"}, nil))
+	require.NoError(t, err)
+	s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(rs))
+	url := serveHTTP(t, s, NewHTTPConfig())
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connectHTTP(t, url, version, nil, nil)
+		got, _ := listAll(t, cs)
+		require.Equal(t, []string{"wiki:///home"}, got, version)
+		_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes:///alice/a"})
+		require.Error(t, err, version)
+	}
+	got, _ := listAll(t, connectStdio(t, s, ""))
+	require.Len(t, got, len(teamUniverse), "the local user's rule grants everything")
+}
+
+// TestACL_listChanged: a provider's list change reaches, on each era, only
+// the clients that may see that provider.
+func TestACL_listChanged(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			var reads atomic.Int32
+			rs, err := NewRules(mustRule(t, "alice", []string{"token:alice"}, []string{"notes"}, nil, nil),
+				mustRule(t, "bob", []string{"token:bob"}, []string{"wiki"}, nil, nil))
+			require.NoError(t, err)
+			s := newServer(t, NewConfig().WithProviders(teamProviders(&reads)...).WithRules(rs).withNotifyDelay(maxNotifyDelay))
+			url := serveHTTP(t, s, NewHTTPConfig().WithAuth(staticTeamAuth()))
+			_, ha := connectHTTPHearing(t, url, version, bearerClient("alice-secret"))
+			_, hb := connectHTTPHearing(t, url, version, bearerClient("bob-secret"))
+			if version == "2026-07-28" { // go-sdk listens for list changes on connecting
+				require.Eventually(t, func() bool { return listensFor(s) == 2 }, testkit.Wait, time.Millisecond)
+			}
+			s.ProviderListChanged("wiki")
+			s.notify.flush()
+			require.Eventually(t, func() bool { return hb.listChanges() == 1 }, testkit.Wait, time.Millisecond)
+			s.ProviderListChanged("notes")
+			s.notify.flush()
+			require.Eventually(t, func() bool { return ha.listChanges() == 1 }, testkit.Wait, time.Millisecond)
+			s.ProviderListChanged("notes")
+			s.notify.flush()
+			require.Eventually(t, func() bool { return ha.listChanges() == 2 }, testkit.Wait, time.Millisecond)
+			require.Equal(t, 1, hb.listChanges(), "bob hears nothing of notes")
+		})
+	}
+}
+
+// listensFor counts the acknowledged listens that asked for list changes.
+func listensFor(s *Server) int {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	n := 0
+	for _, st := range s.subs.sessions {
+		for _, l := range st.listens {
+			if l.listChanged {
+				n++
+			}
+		}
+	}
+	return n
+}

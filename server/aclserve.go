@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -192,4 +193,71 @@ func (s *Server) countDenial(ctx context.Context, method string, req mcp.Request
 	if _, provider := s.accessOf(ctx, method, uri); provider != "" {
 		d.Denied(provider, observedMethod(method))
 	}
+}
+
+// listMarker starts the key a provider's list change travels under
+// through the notifier: no subscription key holds a NUL (checkURI refuses
+// control characters), so it never reaches a subscriber as an update.
+const listMarker = "\x00list\x00"
+
+// ProviderListChanged tells the clients that may see the named provider's
+// resources that its list changed; with no access rules, it is
+// ResourceListChanged. A client no rule grants the provider hears nothing
+// about it. Coalesced with other changes like ResourcesUpdated.
+func (s *Server) ProviderListChanged(provider string) {
+	set := s.acquire()
+	on := set.rules.On()
+	set.release()
+	if !on {
+		s.ResourceListChanged()
+		return
+	}
+	s.notify.add([]string{listMarker + provider}, false)
+}
+
+// splitListMarkers separates the providers whose list changed from the
+// changed resources' keys.
+func splitListMarkers(keys []string) (rest, providers []string) {
+	for _, k := range keys {
+		if p, ok := strings.CutPrefix(k, listMarker); ok {
+			providers = append(providers, p)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	return rest, providers
+}
+
+// scopedListChanges are the list-changed notifications of a flush in
+// which providers' lists changed: to each initialized session of a
+// handshake revision and each listen that asked, whose client may see one
+// of the providers under the rules in force. None when the flush already
+// tells every session (all).
+func (s *Server) scopedListChanges(providers []string, all bool) []*outgoing {
+	if all || len(providers) == 0 {
+		return nil
+	}
+	candidates := s.subs.targets(nil, true)
+	for ss := range s.mcp.Sessions() {
+		if p := ss.InitializeParams(); p != nil && !revision(p.ProtocolVersion).stateless() {
+			candidates = append(candidates, &outgoing{ss: ss, method: notifyListChanged})
+		}
+	}
+	set := s.acquire()
+	defer set.release()
+	var out []*outgoing
+	for _, o := range candidates {
+		h, known := s.hearerOf(o.ss)
+		if !known {
+			continue // deny by default
+		}
+		v := set
+		if set.rules.On() {
+			v = set.viewFor(h.who, h.key)
+		}
+		if slices.ContainsFunc(providers, func(p string) bool { return v.named(p) != nil }) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

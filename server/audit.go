@@ -65,6 +65,9 @@ func (s *Server) audited(next mcp.MethodHandler) mcp.MethodHandler {
 		switch {
 		case method == "initialize":
 			res, err := next(ctx, method, req)
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil {
+				s.remember(ctx, ss) // for list changes under access rules (aclserve.go)
+			}
 			return res, coded(err)
 		case method == "ping", method == "server/discover", strings.HasPrefix(method, "notifications/"):
 			return next(ctx, method, req)

@@ -83,6 +83,7 @@ func (ps *providerSet) named(name string) *backend {
 // its subscription id. Each session's notifications go out on its own
 // sender (outbox.go): deliver never waits for a client.
 func (s *Server) deliver(keys []string, listChanged bool) {
+	keys, scoped := splitListMarkers(keys) // aclserve.go
 	out := s.screen(s.subs.targets(keys, listChanged))
 	if listChanged {
 		for ss := range s.mcp.Sessions() {
@@ -91,6 +92,7 @@ func (s *Server) deliver(keys []string, listChanged bool) {
 			}
 		}
 	}
+	out = append(out, s.scopedListChanges(scoped, listChanged)...)
 	s.out.put(out)
 }
 
