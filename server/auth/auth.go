@@ -17,7 +17,8 @@
 //
 // Static tokens are compared in constant time against their SHA-256
 // digests; the tokens themselves are not kept. They carry no scopes and
-// grant everything. OAuth tokens must be signed (RS256 or ES256, never
+// grant everything, unless the server's access rules say otherwise (they
+// match a token's name, an OAuth subject, scopes and string claims). OAuth tokens must be signed (RS256 or ES256, never
 // "none" or HMAC) by a key of the issuer's JWKS, name the issuer, name this
 // server in their audience, carry an expiry, and hold every required
 // scope. Issuer, resource and key-set URLs must be https (plain http only
