@@ -102,7 +102,7 @@ func parseMatcher(s string) (matcher, error) {
 	}
 	kind, name, ok := strings.Cut(s, ":")
 	if !ok || name == "" {
-		return matcher{}, errors.New(`write KIND:NAME (token:, sub:, client:, scope:, claim:NAME=VALUE), or one of "*", "authenticated", "anonymous", "stdio"`)
+		return matcher{}, errors.New(`write KIND:NAME (token:, sub:, client:, scope:, claim:NAME=VALUE), or one of *, authenticated, anonymous and stdio`)
 	}
 	switch kind {
 	case "token", "sub", "client", "scope":
@@ -114,7 +114,7 @@ func parseMatcher(s string) (matcher, error) {
 		}
 		return matcher{kind: kind, name: n, value: v}, nil
 	}
-	return matcher{}, fmt.Errorf("unknown kind %q: use token:, sub:, client:, scope: or claim:", kind)
+	return matcher{}, fmt.Errorf("unknown kind %q: use token, sub, client, scope or claim", kind)
 }
 
 // matches reports whether w is who m names.

@@ -79,14 +79,13 @@ var teamUniverse = []string{
 }
 
 type teamMember struct {
-	name    string
-	client  func(t *testing.T) *http.Client // nil: stdio
-	sees    []string
-	hidden  string // a URI that exists and is hidden from it
-	absent  string // a URI that does not exist, of a provider it sees ("": none)
-	tmpls   []string
-	sub     string // a visible URI to subscribe to
-	private bool   // its list pages are private
+	name   string
+	client func(t *testing.T) *http.Client // nil: stdio
+	sees   []string
+	hidden string // a URI that exists and is hidden from it
+	absent string // a URI that does not exist, of a provider it sees ("": none)
+	tmpls  []string
+	sub    string // a visible URI to subscribe to
 }
 
 func teamMembers(iss *authtest.Issuer) []teamMember {
