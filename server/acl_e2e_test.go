@@ -461,3 +461,28 @@ func listensFor(s *Server) int {
 	}
 	return n
 }
+
+// TestACL_cursorAfterReload: a cursor minted under one set of rules is
+// refused once a reload changed the rules for its principal, and kept when
+// the reload left them alone.
+func TestACL_cursorAfterReload(t *testing.T) {
+	var reads atomic.Int32
+	ps := teamProviders(&reads)
+	s := newServer(t, NewConfig().WithProviders(ps...).WithRules(teamRules(t)).WithPageSize(2))
+	cs := connectStdio(t, s, "2026-07-28")
+	res, err := cs.ListResources(t.Context(), nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.NextCursor)
+
+	_, err = s.SetProvidersAndRules(teamRules(t), ps...)
+	require.NoError(t, err)
+	_, err = cs.ListResources(t.Context(), &mcp.ListResourcesParams{Cursor: res.NextCursor})
+	require.NoError(t, err, "same rules: the cursor still holds")
+
+	rs, err := NewRules(mustRule(t, "local", []string{"stdio"}, nil, []string{"notes:///shared/**"}, nil))
+	require.NoError(t, err)
+	_, err = s.SetProvidersAndRules(rs, ps...)
+	require.NoError(t, err)
+	_, err = cs.ListResources(t.Context(), &mcp.ListResourcesParams{Cursor: res.NextCursor})
+	require.Contains(t, rpcError(t, err).Message, "cursor belongs to another client")
+}
