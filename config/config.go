@@ -39,6 +39,9 @@ import (
 type Config struct {
 	Providers []Provider
 	Server    Server
+	// Access are the access rules: which clients see which providers and
+	// URIs (server.Rules); none: every client sees what expose shows.
+	Access server.Rules
 	// File is the config file's path as the operator gave it; "" for a
 	// Config built from flags.
 	File string

@@ -31,6 +31,7 @@ type fileConfig struct {
 	Server    serverFile      `json:"server"`
 	Policy    *sigpolicy.Spec `json:"policy"` // every provider's, unless it has its own (provenance.go)
 	Providers []providerFile  `json:"providers"`
+	Access    []ruleFile      `json:"access"` // who may see what (rules.go)
 }
 
 // serverFile holds the server settings. Command-line flags given
@@ -197,6 +198,9 @@ func Read(path string, env LookupEnv) (*Config, error) {
 		problems = append(problems, errs...)
 		cfg.Providers = append(cfg.Providers, p)
 	}
+	var errs []string
+	cfg.Access, errs = resolveAccess(src, fc.Access) // rules.go
+	problems = append(problems, errs...)
 	if len(problems) > 0 {
 		return nil, &Error{path, problems}
 	}

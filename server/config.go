@@ -61,6 +61,7 @@ type Config struct {
 	drainTimeout      time.Duration // stdio.go; 0: the request timeout
 	inputEnded        func()        // stdio.go
 	roots             RootsFunc     // roots.go
+	rules             Rules         // acl.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default

@@ -34,7 +34,7 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 			refused++ // provider text: counted, not logged
 			continue
 		}
-		if key := subscriptionKey(norm); m.filter.Allows(norm) && s.subs.subscribed(key) {
+		if key := subscriptionKey(norm); m.allows(norm) && s.subs.subscribed(key) {
 			pending = append(pending, key)
 		}
 	}
@@ -83,7 +83,8 @@ func (ps *providerSet) named(name string) *backend {
 // its subscription id. Each session's notifications go out on its own
 // sender (outbox.go): deliver never waits for a client.
 func (s *Server) deliver(keys []string, listChanged bool) {
-	out := s.subs.targets(keys, listChanged)
+	keys, scoped := splitListMarkers(keys) // aclserve.go
+	out := s.screen(s.subs.targets(keys, listChanged))
 	if listChanged {
 		for ss := range s.mcp.Sessions() {
 			if p := ss.InitializeParams(); p != nil && !revision(p.ProtocolVersion).stateless() {
@@ -91,6 +92,7 @@ func (s *Server) deliver(keys []string, listChanged bool) {
 			}
 		}
 	}
+	out = append(out, s.scopedListChanges(scoped, listChanged)...)
 	s.out.put(out)
 }
 

@@ -29,6 +29,7 @@ type Server struct {
 	notify     *notifier      // coalesced change notifications, notify.go
 	out        *outboxes      // per-session queues of change notifications, outbox.go
 	rootsWatch *rootsWatch    // asks for the client's roots, roots.go
+	hearers    hearers        // who each subscribed session is, aclserve.go
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -57,6 +58,7 @@ func New(cfg Config) (*Server, error) {
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
 	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key, previous: cfg.oldCursorKeys}, set: newProviderSet(backends)}
+	s.set.rules = cfg.rules
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.rootsWatch = newRootsWatch()

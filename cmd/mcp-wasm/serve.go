@@ -76,7 +76,7 @@ func serveCommand() *cli.Command {
 			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
-			configFlag(), grantRootsFlag(),
+			configFlag(), grantRootsFlag(), allowFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -169,7 +169,12 @@ func serveAction(c *cli.Context) error {
 		return failure(err)
 	}
 	logLoaded(c, log, first)
-	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...))
+	rules, err := accessRules(c, first) // access.go
+	if err != nil {
+		first.Close(c.Context)
+		return err
+	}
+	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithRules(rules))
 	if err != nil {
 		first.Close(c.Context)
 		return failure(err)
@@ -178,7 +183,7 @@ func serveAction(c *cli.Context) error {
 	if roots != nil {
 		reread = roots.reread
 	}
-	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), PublishGeneration: publishAccessTo(c, srv), Log: log})
 	defer set.Close(c.Context)
 	roots.serving(set)
 	watchCtx, stopWatch := context.WithCancel(c.Context)
