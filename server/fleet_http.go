@@ -60,7 +60,12 @@ func (h *httpHandler) fleetRequest(ctx context.Context, w http.ResponseWriter, r
 		// Event ids are this replica's: a resume from another replica's
 		// stream cannot be served here, so the stream starts from now.
 		r.Header.Del(headerLastEventID)
-		done = f.stream(local)
+		end := f.stream(local)
+		h.s.log.Info("session stream opened here", "session", fid)
+		done = func() {
+			end()
+			h.s.log.Info("session stream closed here", "session", fid)
+		}
 	case http.MethodDelete:
 		h.closeFleetSession(fid)
 	}

@@ -164,7 +164,7 @@ func (b *Redis) Subscriptions(ctx context.Context, session string) (map[string]s
 func (b *Redis) Run(ctx context.Context, handle func(server.BusEvent)) {
 	ps := b.rdb.Subscribe(ctx, b.channel())
 	defer ps.Close()
-	ch := ps.Channel(redis.WithChannelSize(EventBuffer))
+	ch := ps.Channel(redis.WithChannelSize(EventBuffer), redis.WithChannelSendTimeout(5*time.Second))
 	for {
 		select {
 		case <-ctx.Done():
