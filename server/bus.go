@@ -124,6 +124,32 @@ func (f *fleet) forget(live map[string]bool) {
 	}
 }
 
+// maxClosed bounds the closed sessions a replica remembers itself; past
+// it one is forgotten here, which the bus still remembers (a fleet
+// without a bus may then adopt that one again, until it expires).
+const maxClosed = 1 << 16
+
+// remember records that fleet session fid was closed, until its id would
+// have expired.
+func (f *fleet) remember(fid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.closed) >= maxClosed {
+		for k := range f.closed { // any one: the bus has them all
+			delete(f.closed, k)
+			break
+		}
+	}
+	f.closed[fid] = time.Now().Add(f.seal.lifetime).Unix()
+}
+
+// bound is how many local sessions are bound to fleet sessions.
+func (f *fleet) bound() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.fids)
+}
+
 // streaming reports whether a local session of a fleet session has its
 // GET stream here; sessions of no fleet always deliver.
 func (f *fleet) streaming(id string) bool {
@@ -237,9 +263,7 @@ func (s *Server) onBusEvent(ev BusEvent) {
 			s.subs.remove(ss, ev.URI, false)
 		}
 	case busClosed:
-		s.fleet.mu.Lock()
-		s.fleet.closed[ev.Session] = time.Now().Add(s.fleet.seal.lifetime).Unix()
-		s.fleet.mu.Unlock()
+		s.fleet.remember(ev.Session)
 		if ss, _ := s.fleetSession(ev.Session); ss != nil {
 			_ = ss.Close()
 		}

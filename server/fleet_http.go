@@ -30,6 +30,9 @@ func (h *httpHandler) fleetRequest(ctx context.Context, w http.ResponseWriter, r
 		return nil, done, false
 	}
 	if pk.method == "initialize" && r.Header.Get(headerSessionID) == "" {
+		if f.bound() > 2*h.cfg.maxSessions { // sessions closed since they were bound
+			f.forget(h.liveIDs())
+		}
 		return h.sealHook(ctx, r), done, false
 	}
 	id := r.Header.Get(headerSessionID)
@@ -122,16 +125,12 @@ func (h *httpHandler) sealHook(ctx context.Context, r *http.Request) func(http.H
 // adopting it when there is none: "" when the session was closed.
 func (h *httpHandler) localSession(ctx context.Context, r *http.Request, fid string, seal sessionSeal) (string, error) {
 	f := h.s.fleet
-	live := map[string]bool{}
-	for ss := range h.s.mcp.Sessions() {
-		live[ss.ID()] = true
-	}
-	if id := f.localOf(fid); id != "" && live[id] {
+	if id := f.localOf(fid); id != "" && h.open(id) {
 		return id, nil
 	}
 	f.adopt.Lock()
 	defer f.adopt.Unlock()
-	f.forget(live)
+	f.forget(h.liveIDs())
 	if id := f.localOf(fid); id != "" { // adopted while this request waited
 		return id, nil
 	}
@@ -139,6 +138,25 @@ func (h *httpHandler) localSession(ctx context.Context, r *http.Request, fid str
 		return "", nil
 	}
 	return h.adopt(ctx, r, fid, seal)
+}
+
+// open reports whether local session id is open.
+func (h *httpHandler) open(id string) bool {
+	for ss := range h.s.mcp.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// liveIDs are the ids of the local sessions open now.
+func (h *httpHandler) liveIDs() map[string]bool {
+	live := map[string]bool{}
+	for ss := range h.s.mcp.Sessions() {
+		live[ss.ID()] = true
+	}
+	return live
 }
 
 // fleetClosed reports whether fleet session fid was closed with DELETE,
@@ -164,9 +182,7 @@ func (h *httpHandler) fleetClosed(fid string) bool {
 // on the bus, so that no replica adopts it again.
 func (h *httpHandler) closeFleetSession(fid string) {
 	f := h.s.fleet
-	f.mu.Lock()
-	f.closed[fid] = time.Now().Add(f.seal.lifetime).Unix()
-	f.mu.Unlock()
+	f.remember(fid)
 	if f.bus == nil {
 		return
 	}
