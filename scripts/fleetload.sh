@@ -98,7 +98,8 @@ reports=()
 for era in $ERAS; do
   for name in single fleet; do
     url="URL_$name" pid="PID_$name"
-    "$LOAD" run --url "${!url}" --clients "$CLIENTS" --duration "$WARMUP" --era "$era" --label "$name (warm-up)" >/dev/null
+    "$LOAD" run --url "${!url}" --clients "$CLIENTS" --duration "$WARMUP" --era "$era" --label "$name (warm-up)" \
+      >"$OUT/$name-$era-warmup.log" || { cat "$OUT/$name-$era-warmup.log"; exit 1; }
     "$LOAD" run --url "${!url}" --clients "$CLIENTS" --duration "$DURATION" --era "$era" \
       --pid "${!pid}" --label "$name" --json "$OUT/$name-$era.json"
     reports+=("$OUT/$name-$era.json")

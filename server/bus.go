@@ -72,17 +72,38 @@ type fleet struct {
 	window time.Duration
 
 	mu      sync.Mutex
-	local   map[string]string // fleet id -> local session id
-	fids    map[string]string // local session id -> fleet id
-	clients map[string]string // local session id -> client key
-	streams map[string]int    // local session id -> GET streams open here
-	closed  map[string]int64  // fleet id -> expiry of a DELETEd session
-	adopt   sync.Mutex        // one adoption at a time
+	local   map[string]string        // fleet id -> local session id
+	fids    map[string]string        // local session id -> fleet id
+	clients map[string]string        // local session id -> client key
+	streams map[string]int           // local session id -> GET streams open here
+	closed  map[string]int64         // fleet id -> expiry of a DELETEd session
+	busy    map[string]chan struct{} // fleet id -> closed when its adoption ends
 }
 
 func newFleet(seal *sealer, bus Bus, window time.Duration) *fleet {
 	return &fleet{seal: seal, bus: bus, window: window, local: map[string]string{}, fids: map[string]string{},
-		clients: map[string]string{}, streams: map[string]int{}, closed: map[string]int64{}}
+		clients: map[string]string{}, streams: map[string]int{}, closed: map[string]int64{}, busy: map[string]chan struct{}{}}
+}
+
+// adopting starts the adoption of fleet session fid (first) or returns the
+// channel closed when the adoption under way ends.
+func (f *fleet) adopting(fid string) (end <-chan struct{}, first bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch, ok := f.busy[fid]; ok {
+		return ch, false
+	}
+	ch := make(chan struct{})
+	f.busy[fid] = ch
+	return ch, true
+}
+
+// adopted ends the adoption of fid that adopting started.
+func (f *fleet) adopted(fid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.busy[fid])
+	delete(f.busy, fid)
 }
 
 // fleetID names a sealed session on the bus and in the log.

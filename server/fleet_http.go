@@ -128,15 +128,26 @@ func (h *httpHandler) localSession(ctx context.Context, r *http.Request, fid str
 	if id := f.localOf(fid); id != "" && h.open(id) {
 		return id, nil
 	}
-	f.adopt.Lock()
-	defer f.adopt.Unlock()
-	f.forget(h.liveIDs())
-	if id := f.localOf(fid); id != "" { // adopted while this request waited
-		return id, nil
+	end, first := f.adopting(fid)
+	if !first { // another request adopts it: wait for that one
+		select {
+		case <-end:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		if id := f.localOf(fid); id != "" {
+			return id, nil
+		}
+		if h.fleetClosed(fid) {
+			return "", nil
+		}
+		return "", errors.New("the session could not be adopted: retry")
 	}
+	defer f.adopted(fid)
 	if h.fleetClosed(fid) {
 		return "", nil
 	}
+	f.forget(h.liveIDs())
 	return h.adopt(ctx, r, fid, seal)
 }
 

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -130,3 +132,51 @@ func TestFleet_offByDefault(t *testing.T) {
 
 // nilBus is a Bus for configuration tests; it is never called.
 type nilBus struct{ Bus }
+
+// TestFleet_concurrentAdoption: many requests of one session reaching a
+// replica that does not hold it at once make one session there, not one
+// each, and every request is served.
+func TestFleet_concurrentAdoption(t *testing.T) {
+	a := newServer(t, NewConfig().WithProviders(notesProvider()).WithSessionKeys(0, sealKeyA))
+	b := newServer(t, NewConfig().WithProviders(notesProvider()).WithSessionKeys(0, sealKeyA))
+	ua, ub := serveHTTP(t, a, NewHTTPConfig()), serveHTTP(t, b, NewHTTPConfig())
+	status, hdr, body := rawPost(t, ua, nil,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, status, body)
+	h := map[string]string{headerSessionID: hdr.Get(headerSessionID), headerProtocolVersion: "2025-06-18"}
+	statuses := make(chan int, 20)
+	for i := range 20 {
+		go func() {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"notes:///hello"}}`, i+2)
+			req, err := http.NewRequest(http.MethodPost, ub, strings.NewReader(body))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Logf("%d: %s", resp.StatusCode, b)
+			}
+			statuses <- resp.StatusCode
+		}()
+	}
+	for range 20 {
+		require.Equal(t, http.StatusOK, <-statuses)
+	}
+	n := 0
+	for range b.mcp.Sessions() {
+		n++
+	}
+	require.Equal(t, 1, n, "one adopted session")
+}
