@@ -234,7 +234,7 @@ func (h *httpHandler) adopt(ctx context.Context, r *http.Request, fid string, se
 		return "", fmt.Errorf("replaying the session's initialized: status %d", rec.Code)
 	}
 	h.s.fleet.bind(fid, local, client)
-	h.s.log.Debug("session adopted", "session", fid)
+	h.s.log.Info("session adopted", "session", fid)
 	h.loadSubscriptions(fid, local, client)
 	return local, nil
 }
