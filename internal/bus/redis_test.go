@@ -18,7 +18,7 @@ import (
 // startRedis starts Debian's redis-server on a loopback port and returns
 // its URL. Locally the test skips without it; under CI (.ci/run installs
 // it) it fails.
-func startRedis(t *testing.T) string {
+func startRedis(t *testing.T, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -31,7 +31,7 @@ func startRedis(t *testing.T) string {
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
 	require.NoError(t, ln.Close())
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, args...)...)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return "redis://127.0.0.1:" + strconv.Itoa(port) + "/0"
@@ -132,4 +132,21 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`{"k":"updated","u":["a"]}`)
 	f.Add(`{"k":1}`)
 	f.Fuzz(func(t *testing.T, s string) { _, _ = decode(s) })
+}
+
+// TestRedis_auth: a password in the URL is sent as Redis's AUTH; a wrong
+// one fails, and the error does not echo it.
+func TestRedis_auth(t *testing.T) {
+	url := startRedis(t, "--requirepass", "s3cret-pass")
+	host := url[len("redis://"):]
+	good := open(t, "redis://:s3cret-pass@"+host)
+	ok, err := good.Claim(t.Context(), "k", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	bad, err := Open("redis://:wrong-pass@"+host, "", nil)
+	require.NoError(t, err)
+	defer bad.Close()
+	_, err = bad.Claim(t.Context(), "k2", time.Minute)
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "wrong-pass")
 }
