@@ -34,8 +34,9 @@ func (c Config) WithSessionKeys(lifetime time.Duration, keys ...[]byte) Config {
 // is delivered once to each interested client, whichever replica saw it
 // and whichever holds the client's stream. A change claimed by one
 // replica keeps the others from announcing the same change for window
-// (0: DefaultChangeWindow). It needs WithSessionKeys. Without it (the
-// default), changes reach the clients of this process only.
+// (0: DefaultChangeWindow). It needs WithSessionKeys, and ServeStreamable
+// (which hears the bus while it serves). Without it (the default), changes
+// reach the clients of this process only.
 func (c Config) WithBus(bus Bus, window time.Duration) Config {
 	c.fleetCfg.bus, c.fleetCfg.window = bus, window
 	return c
