@@ -60,8 +60,9 @@ const (
 	// DefaultChangeWindow is how long a change claimed by one replica
 	// keeps the others from announcing the same change (the same resource,
 	// or a list change): replicas that watch one source see its changes
-	// at nearly the same time.
-	DefaultChangeWindow = time.Second
+	// within a few of the change feeds' polls (a second each) of one
+	// another.
+	DefaultChangeWindow = 3 * time.Second
 )
 
 // fleet is a server's share of a fleet: sealed session ids, the copies of

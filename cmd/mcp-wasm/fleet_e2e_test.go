@@ -137,6 +137,11 @@ backend replicas
 	return url
 }
 
+// changeWindow is the replicas' --change-window: above the spread of
+// their detections of one file change on a loaded machine (each polls its
+// change feed every second).
+const changeWindow = 5 * time.Second
+
 // fleet is three replicas behind haproxy, with a Redis bus.
 type fleet struct {
 	redis    *redisServer
@@ -160,7 +165,8 @@ func startFleet(t *testing.T, files int, more []string) *fleet {
 	require.NoError(t, os.WriteFile(keys, []byte("0123456789abcdef0123456789abcdef\n"), 0o600))
 	var backends []string
 	for range 3 {
-		r := startHTTP(t, nil, "--allow-dir", f.dir, "--bus", f.redis.url(), "--keys-file", keys, "--page-size", "500")
+		r := startHTTP(t, nil, "--allow-dir", f.dir, "--bus", f.redis.url(), "--keys-file", keys, "--page-size", "500",
+			"--change-window", changeWindow.String())
 		f.replicas = append(f.replicas, r)
 		backends = append(backends, strings.TrimSuffix(strings.TrimPrefix(r.url, "http://"), "/mcp"))
 	}
@@ -222,7 +228,7 @@ func listChange(t *testing.T, h *heard, dir, name string) {
 	before := h.listChanges()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("new"), 0o644))
 	require.Eventually(t, func() bool { return h.listChanges() > before }, liveWait, 10*time.Millisecond, "list_changed for %s", name)
-	time.Sleep(1200 * time.Millisecond) // past --change-window (1s, the default)
+	time.Sleep(changeWindow + 500*time.Millisecond) // past --change-window, the test's own setting
 }
 
 func requireOnce(t *testing.T, h *heard, dir string, names []string) {
