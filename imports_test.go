@@ -52,7 +52,8 @@ var (
 		".":                  {},                                    // the embedded SDK sources, for mcp-wasm new
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
 			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/hostfile", "internal/buildinfo", "cmd/mcp-wasm/...",
-			"abi/checkkit", "."},
+			"abi/checkkit", ".", "internal/bus"},
+		"internal/bus": {"server"}, // a fleet's Redis bus, behind server.Bus
 		// Verification itself (sigstore-go), linked only into the verifier
 		// program: see TestSigstoreOnlyInTheVerifier.
 		"internal/sigpolicy/offline": {"internal/sigpolicy", "internal/hostfile"},

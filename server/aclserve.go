@@ -212,7 +212,9 @@ func (s *Server) ProviderListChanged(provider string) {
 		s.ResourceListChanged()
 		return
 	}
-	s.notify.add([]string{listMarker + provider}, false)
+	if keys := []string{listMarker + provider}; !s.publishChanges(keys, false) { // bus.go: every replica's clients
+		s.notify.add(keys, false)
+	}
 }
 
 // splitListMarkers separates the providers whose list changed from the

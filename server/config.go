@@ -47,9 +47,10 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
-	oldCursorKeys  [][]byte   // accepted, never signed with
-	maxSubs        int        // live.go
-	liveShares     liveShares // live.go
+	oldCursorKeys  [][]byte    // accepted, never signed with
+	fleetCfg       fleetConfig // fleet_config.go
+	maxSubs        int         // live.go
+	liveShares     liveShares  // live.go
 	// stdioWriteTimeout is the deadline of each piece of a stdio write
 	// (stdio.go): DefaultWriteTimeout, shortened by tests.
 	stdioWriteTimeout time.Duration

@@ -28,7 +28,11 @@ const (
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
 func (s *Server) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
-	return served(ctx, s.subscribe(ctx, clientOf(ctx), req))
+	err := s.subscribe(ctx, clientOf(ctx), req)
+	if err == nil && req.Params != nil && !revisionOf(req, req.Params.Meta).stateless() {
+		s.fleetSubscribed(req.Session, req.Params.URI, true) // bus.go
+	}
+	return served(ctx, err)
 }
 
 // subscribe subscribes the session of req, opened by client, to its URI.
@@ -62,6 +66,9 @@ func (s *Server) unsubscribeHandler(_ context.Context, req *mcp.UnsubscribeReque
 		return invalidParams("missing params")
 	}
 	s.subs.remove(req.Session, req.Params.URI, revisionOf(req, req.Params.Meta).stateless())
+	if !revisionOf(req, req.Params.Meta).stateless() {
+		s.fleetSubscribed(req.Session, req.Params.URI, false) // bus.go
+	}
 	return nil
 }
 

@@ -34,28 +34,34 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 			refused++ // provider text: counted, not logged
 			continue
 		}
-		if key := subscriptionKey(norm); m.allows(norm) && s.subs.subscribed(key) {
+		if key := subscriptionKey(norm); m.allows(norm) && (s.busy() || s.subs.subscribed(key)) {
 			pending = append(pending, key)
 		}
 	}
 	if refused > 0 {
 		m.log.Warn("changed uris refused: not valid uris of the provider's uri space", "refused", refused, "of", len(uris))
 	}
-	s.notify.add(pending, false)
+	if len(pending) > 0 && !s.publishChanges(pending, false) { // bus.go
+		s.notify.add(pending, false)
+	}
 }
 
 // ResourceListChanged tells clients that the set of resources changed:
 // sessions of the handshake revisions get notifications/resources/list_changed,
 // and 2026-07-28 listens that asked for resourcesListChanged get it on their
 // stream. Coalesced with other changes like ResourcesUpdated.
-func (s *Server) ResourceListChanged() { s.notify.add(nil, true) }
+func (s *Server) ResourceListChanged() {
+	if !s.publishChanges(nil, true) { // bus.go
+		s.notify.add(nil, true)
+	}
+}
 
 // Interested reports whether a change would reach any client now: a
 // subscription, a listen for list changes, or an initialized session of a
 // handshake revision (which hears list changes without asking). Change
 // feeds may poll providers only while it is true.
 func (s *Server) Interested() bool {
-	if s.subs.active() {
+	if s.subs.active() || s.busy() { // with a bus, clients of other replicas may be
 		return true
 	}
 	for ss := range s.mcp.Sessions() {
@@ -93,7 +99,7 @@ func (s *Server) deliver(keys []string, listChanged bool) {
 		}
 	}
 	out = append(out, s.scopedListChanges(scoped, listChanged)...)
-	s.out.put(out)
+	s.out.put(s.delivering(out)) // bus.go
 }
 
 // sendTimeout bounds the sending of one notification to a slow client,

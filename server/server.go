@@ -30,6 +30,7 @@ type Server struct {
 	out        *outboxes      // per-session queues of change notifications, outbox.go
 	rootsWatch *rootsWatch    // asks for the client's roots, roots.go
 	hearers    hearers        // who each subscribed session is, aclserve.go
+	fleet      *fleet         // sealed sessions and the bus, nil outside a fleet (bus.go)
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -62,6 +63,9 @@ func New(cfg Config) (*Server, error) {
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.rootsWatch = newRootsWatch()
+	if s.fleet, err = cfg.newFleet(); err != nil {
+		return nil, err
+	}
 	opts := &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
 		Instructions: cfg.instructions,

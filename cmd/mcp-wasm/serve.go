@@ -120,10 +120,11 @@ func serveAction(c *cli.Context) error {
 	if c.Bool("grant-roots") {
 		roots = newRootGrants(c, cfg, log)
 	}
-	key, previous, err := cursorKeys(c) // keys.go
+	secret, previous, err := cursorKeys(c) // keys.go
 	if err != nil {
 		return err
 	}
+	key, oldKeys := subkeys(secret, previous, cursorKeyInfo) // fleet.go: a subkey per purpose
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
@@ -148,7 +149,12 @@ func serveAction(c *cli.Context) error {
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(key, previous...)
+		WithAuditLogger(tr.audit).WithCursorKey(key, oldKeys...)
+	scfg, closeBus, err := withFleet(c, scfg, secret, previous, log) // fleet.go
+	if err != nil {
+		return err
+	}
+	defer closeBus()
 	if roots != nil {
 		scfg = scfg.WithRoots(roots.update)
 	}
