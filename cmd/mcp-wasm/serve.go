@@ -76,7 +76,7 @@ func serveCommand() *cli.Command {
 			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
-			configFlag(), grantRootsFlag(),
+			configFlag(), grantRootsFlag(), skillsDirFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -120,6 +120,10 @@ func serveAction(c *cli.Context) error {
 	if c.Bool("grant-roots") {
 		roots = newRootGrants(c, cfg, log)
 	}
+	skills, err := skillsSpec(c) // --skills-dir: skills.go
+	if err != nil {
+		return err
+	}
 	key, previous, err := cursorKeys(c) // keys.go
 	if err != nil {
 		return err
@@ -160,6 +164,7 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
+	addSkills(cfg, skills)                    // before the first load; rereadSkills below for reloads
 	loader, err := newLoader(c, rt, log, cfg) // configserve.go
 	if err != nil {
 		return err
@@ -178,6 +183,7 @@ func serveAction(c *cli.Context) error {
 	if roots != nil {
 		reread = roots.reread
 	}
+	reread = rereadSkills(skills, reread)
 	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
 	defer set.Close(c.Context)
 	roots.serving(set)
@@ -208,7 +214,7 @@ func serveAction(c *cli.Context) error {
 func serverProviders(ps []*served.Provider) []server.Provider {
 	out := make([]server.Provider, len(ps))
 	for i, p := range ps {
-		out[i] = server.WithURIFilter(p, p.Spec().Expose)
+		out[i] = server.WithURIFilter(asSkills(p), p.Spec().Expose) // skills.go
 	}
 	return out
 }
@@ -254,6 +260,10 @@ func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
 			attrs = append(attrs, "signer", m.Signer)
 		}
 		log.Info("provider loaded", attrs...)
+		if isSkills(spec) { // skills.go
+			fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving the skills in %s as skill://NAME/..., read-only; hidden files are not exposed\n", spec.Grants.Dirs[0].HostPath)
+			continue
+		}
 		if spec.Module != builtinFiles || g.Config().File != "" {
 			continue
 		}

@@ -1,0 +1,350 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/server/servertest"
+)
+
+// Client-side shapes of the Skills extension's results, as a host reads
+// them (the server's own types are not reused, so a field the server
+// drops shows).
+type (
+	cSkillResource struct {
+		URI    string `json:"uri"`
+		Digest string `json:"digest"`
+		Size   int    `json:"size"`
+	}
+	cSkill struct {
+		URI         string           `json:"uri"`
+		Frontmatter map[string]any   `json:"frontmatter"`
+		Resources   []cSkillResource `json:"resources"`
+	}
+	cCache struct {
+		ResultType string `json:"resultType"`
+		TTLMs      *int64 `json:"ttlMs"`
+		CacheScope string `json:"cacheScope"`
+	}
+	cSkillsList struct {
+		mcp.ResultBase
+		cCache
+		Skills     []cSkill `json:"skills"`
+		NextCursor string   `json:"nextCursor"`
+	}
+	cSkillsGet struct {
+		mcp.ResultBase
+		cCache
+		Skill cSkill `json:"skill"`
+	}
+	cDirectory struct {
+		mcp.ResultBase
+		cCache
+		Resources  []abi.Resource `json:"resources"`
+		NextCursor string         `json:"nextCursor"`
+	}
+	cURIParams struct {
+		mcp.ParamsBase
+		URI    string `json:"uri,omitempty"`
+		Cursor string `json:"cursor,omitempty"`
+	}
+)
+
+const refundsMD = "---\nname: refunds\ndescription: Process customer refund requests per company policy\nlicense: Apache-2.0\nmetadata:\n  version: \"2.1\"\n  tags: [billing, support]\n---\n\n# Refunds\n\nSee examples/email.md.\n"
+
+const gitMD = "---\nname: git-workflow\ndescription: Follow this team's Git conventions\n---\nBranch from main.\n"
+
+// skillsProvider serves two skills, one under a prefix with a nested
+// directory and a binary file, and a file outside any skill.
+func skillsProvider() *servertest.Provider {
+	return servertest.New("skills", abi.URIRoot{Scheme: "skill", Authority: abi.AnyAuthority}).
+		AddText("skill://git-workflow/SKILL.md", "text/markdown", gitMD).
+		AddText("skill://acme/billing/refunds/SKILL.md", "text/markdown", refundsMD).
+		AddText("skill://acme/billing/refunds/examples/email.md", "text/markdown", "Dear customer,\n").
+		AddBlob("skill://acme/billing/refunds/assets/logo.png", "image/png", pngBytes).
+		AddText("skill://acme/README.md", "text/markdown", "not a skill\n")
+}
+
+func digestOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// skillsClient returns a go-sdk client that may send the extension's methods.
+func skillsClient(t testing.TB) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: "skills-test", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	require.NoError(t, mcp.AddSendingCustomMethod[*cURIParams, *cSkillsList](c, methodSkillsList))
+	require.NoError(t, mcp.AddSendingCustomMethod[*cURIParams, *cSkillsGet](c, methodSkillsGet))
+	require.NoError(t, mcp.AddSendingCustomMethod[*cURIParams, *cDirectory](c, methodDirectoryRead))
+	return c
+}
+
+// skillsOverStdio serves s on pipes and connects a skills client.
+func skillsOverStdio(t testing.TB, s *Server, version string) *mcp.ClientSession {
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeStdio(context.Background(), toServerR, toClientW)
+		_ = toClientW.Close()
+	}()
+	cs, err := skillsClient(t).Connect(t.Context(), &mcp.IOTransport{Reader: toClientR, Writer: toServerW},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = toServerW.Close()
+		require.NoError(t, <-done)
+	})
+	return cs
+}
+
+// skillsOverHTTP serves s over Streamable HTTP and connects a skills client.
+func skillsOverHTTP(t testing.TB, s *Server, version string) *mcp.ClientSession {
+	url := serveHTTP(t, s, NewHTTPConfig())
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: http.DefaultClient, MaxRetries: -1}
+	cs, err := skillsClient(t).Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func callSkills[R mcp.Result](t testing.TB, cs *mcp.ClientSession, method string, p *cURIParams) (R, error) {
+	t.Helper()
+	if p == nil {
+		p = &cURIParams{}
+	}
+	return mcp.CallCustomMethod[*cURIParams, R](t.Context(), cs, method, p)
+}
+
+// TestSkills_clients drives the three methods with go-sdk clients on stdio
+// and HTTP, in both protocol eras, and checks every entry against the
+// bytes a resources/read returns.
+func TestSkills_clients(t *testing.T) {
+	cfg := NewConfig().WithProviders(notesProvider(), skillsProvider().WithCache(abi.CacheHint{TTLMs: 60_000, Scope: abi.ScopePublic}))
+	for _, tr := range []struct {
+		name    string
+		connect func(testing.TB, *Server, string) *mcp.ClientSession
+	}{{"stdio", skillsOverStdio}, {"http", skillsOverHTTP}} {
+		for _, version := range []string{"2026-07-28", "2025-11-25"} {
+			t.Run(tr.name+"/"+version, func(t *testing.T) {
+				cs := tr.connect(t, newServer(t, cfg), version)
+				modern := version == "2026-07-28"
+				if !modern {
+					caps := cs.InitializeResult().Capabilities
+					require.Equal(t, map[string]any{"directoryRead": true}, caps.Extensions[extSkills])
+				}
+
+				list, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
+				require.NoError(t, err)
+				require.Empty(t, list.NextCursor)
+				require.Len(t, list.Skills, 2, "the README outside any skill is not one")
+				refunds, git := list.Skills[0], list.Skills[1]
+				require.Equal(t, "skill://acme/billing/refunds/SKILL.md", refunds.URI)
+				require.Equal(t, "skill://git-workflow/SKILL.md", git.URI)
+				require.Equal(t, map[string]any{"name": "refunds", "description": "Process customer refund requests per company policy",
+					"license": "Apache-2.0", "metadata": map[string]any{"version": "2.1", "tags": []any{"billing", "support"}}}, refunds.Frontmatter)
+				require.Equal(t, []cSkillResource{
+					{"skill://acme/billing/refunds/SKILL.md", digestOf([]byte(refundsMD)), len(refundsMD)},
+					{"skill://acme/billing/refunds/assets/logo.png", digestOf(pngBytes), len(pngBytes)},
+					{"skill://acme/billing/refunds/examples/email.md", digestOf([]byte("Dear customer,\n")), 15},
+				}, refunds.Resources)
+				for _, r := range refunds.Resources { // what a host verifies on read
+					res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: r.URI})
+					require.NoError(t, err)
+					b := []byte(res.Contents[0].Text)
+					if res.Contents[0].Blob != nil {
+						b = res.Contents[0].Blob
+					}
+					require.Equal(t, r.Digest, digestOf(b), r.URI)
+				}
+				if modern {
+					require.Equal(t, "complete", list.ResultType)
+					require.NotNil(t, list.TTLMs)
+					require.EqualValues(t, 60_000, *list.TTLMs)
+					require.Equal(t, "public", list.CacheScope)
+				} else {
+					require.Empty(t, list.ResultType)
+					require.Nil(t, list.TTLMs, "no cache fields before 2026-07-28")
+				}
+
+				got, err := callSkills[*cSkillsGet](t, cs, methodSkillsGet, &cURIParams{URI: git.URI})
+				require.NoError(t, err)
+				require.Equal(t, git, got.Skill)
+				require.Equal(t, modern, got.TTLMs != nil)
+
+				_, err = callSkills[*cSkillsGet](t, cs, methodSkillsGet, &cURIParams{URI: "skill://acme/billing/chargebacks/SKILL.md"})
+				e := rpcError(t, err)
+				require.EqualValues(t, jsonrpc.CodeInvalidParams, e.Code)
+				require.Contains(t, e.Message, "no skill is served at skill://acme/billing/chargebacks/SKILL.md")
+
+				dir, err := callSkills[*cDirectory](t, cs, methodDirectoryRead, &cURIParams{URI: "skill://acme/billing/refunds"})
+				require.NoError(t, err)
+				var kids []string
+				for _, r := range dir.Resources {
+					kids = append(kids, r.URI+" "+r.MIMEType)
+				}
+				require.Equal(t, []string{
+					"skill://acme/billing/refunds/SKILL.md text/markdown",
+					"skill://acme/billing/refunds/assets inode/directory",
+					"skill://acme/billing/refunds/examples inode/directory",
+				}, kids)
+
+				_, err = callSkills[*cDirectory](t, cs, methodDirectoryRead, &cURIParams{URI: "skill://git-workflow/SKILL.md"})
+				e = rpcError(t, err)
+				require.EqualValues(t, jsonrpc.CodeInvalidParams, e.Code)
+				require.Contains(t, e.Message, "is not a directory resource")
+			})
+		}
+	}
+}
+
+// TestSkills_paging: skills/list and resources/directory/read page, and
+// refuse a cursor they did not make.
+func TestSkills_paging(t *testing.T) {
+	p := servertest.New("skills", abi.URIRoot{Scheme: "skill", Authority: abi.AnyAuthority}).WithPageSize(7)
+	for i := range skillsPageSize + 3 {
+		name := fmt.Sprintf("s%03d", i)
+		p.AddText("skill://many/"+name+"/SKILL.md", "text/markdown", "---\nname: "+name+"\ndescription: number "+name+"\n---\n")
+	}
+	for i := range directoryPageSize + 1 {
+		p.AddText(fmt.Sprintf("skill://many/s000/refs/%04d.md", i), "text/markdown", "x")
+	}
+	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(p)), "")
+	var uris []string
+	cursor, pages := "", 0
+	for {
+		res, err := callSkills[*cSkillsList](t, cs, methodSkillsList, &cURIParams{Cursor: cursor})
+		require.NoError(t, err)
+		pages++
+		for _, s := range res.Skills {
+			uris = append(uris, s.URI)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	require.Equal(t, 2, pages)
+	require.Len(t, uris, skillsPageSize+3)
+	require.Equal(t, "skill://many/s052/SKILL.md", uris[len(uris)-1])
+
+	first, err := callSkills[*cDirectory](t, cs, methodDirectoryRead, &cURIParams{URI: "skill://many/s000/refs"})
+	require.NoError(t, err)
+	require.Len(t, first.Resources, directoryPageSize)
+	require.NotEmpty(t, first.NextCursor)
+	rest, err := callSkills[*cDirectory](t, cs, methodDirectoryRead, &cURIParams{URI: "skill://many/s000/refs", Cursor: first.NextCursor})
+	require.NoError(t, err)
+	require.Len(t, rest.Resources, 1)
+
+	for _, c := range []struct{ method, uri, cursor string }{
+		{methodSkillsList, "", "bogus"},
+		{methodSkillsList, "", first.NextCursor},                     // another method's cursor
+		{methodDirectoryRead, "skill://many/s001", first.NextCursor}, // another directory's
+	} {
+		var err error
+		if c.method == methodSkillsList {
+			_, err = callSkills[*cSkillsList](t, cs, c.method, &cURIParams{Cursor: c.cursor})
+		} else {
+			_, err = callSkills[*cDirectory](t, cs, c.method, &cURIParams{URI: c.uri, Cursor: c.cursor})
+		}
+		e := rpcError(t, err)
+		require.EqualValues(t, jsonrpc.CodeInvalidParams, e.Code)
+		require.Contains(t, e.Message, "invalid cursor")
+	}
+}
+
+// TestSkills_hostile: skills a provider serves badly are left out of the
+// listing, and skills/get says what to fix.
+func TestSkills_hostile(t *testing.T) {
+	big := strings.Repeat("x", 9<<20)
+	md := func(name string) string { return "---\nname: " + name + "\ndescription: d\n---\n" }
+	p := servertest.New("skills", abi.URIRoot{Scheme: "skill", Authority: abi.AnyAuthority}).
+		AddText("skill://good/SKILL.md", "text/markdown", md("good")).
+		AddText("skill://mismatch/SKILL.md", "text/markdown", md("other")).
+		AddText("skill://Bad_Name/SKILL.md", "text/markdown", md("bad-name")).
+		AddText("skill://nofence/SKILL.md", "text/markdown", "name: nofence\n").
+		AddText("skill://unclosed/SKILL.md", "text/markdown", "---\nname: unclosed\ndescription: "+strings.Repeat("y", maxFrontmatter)+"\n---\n").
+		AddText("skill://bomb/SKILL.md", "text/markdown", "---\nname: bomb\ndescription: d\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n---\n").
+		AddText("skill://keys/SKILL.md", "text/markdown", "---\nname: keys\ndescription: d\n? [1, 2]\n: x\n---\n").
+		AddText("skill://huge/SKILL.md", "text/markdown", md("huge")).
+		AddText("skill://huge/a.txt", "text/plain", big).
+		AddText("skill://huge/b.txt", "text/plain", big).
+		AddText("skill://many/SKILL.md", "text/markdown", md("many"))
+	for i := range maxSkillFiles {
+		p.AddText(fmt.Sprintf("skill://many/f%03d.txt", i), "text/plain", "")
+	}
+	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(p)), "")
+
+	list, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
+	require.NoError(t, err)
+	var uris []string
+	for _, s := range list.Skills {
+		uris = append(uris, s.URI)
+	}
+	require.Equal(t, []string{"skill://good/SKILL.md"}, uris)
+
+	for _, c := range []struct{ uri, want string }{
+		{"skill://mismatch/SKILL.md", `name "other" differs from the skill's directory "mismatch": make them equal`},
+		{"skill://Bad_Name/SKILL.md", "no skill is served at"},
+		{"skill://nofence/SKILL.md", `must begin with a line "---"`},
+		{"skill://unclosed/SKILL.md", `no closing "---" line within 64 KiB`},
+		{"skill://bomb/SKILL.md", "invalid SKILL.md frontmatter"},
+		{"skill://keys/SKILL.md", "invalid SKILL.md frontmatter"},
+		{"skill://huge/SKILL.md", "over 16 MiB, the most a skill may hold: split it"},
+		{"skill://many/SKILL.md", "it has 513 files, over the 512 a skill may have: split it"},
+		{"skill://good/../mismatch/SKILL.md", "no skill is served at"},
+		{"skill://good/SKILL.md/../SKILL.md", "no skill is served at"},
+		{"skill://good/README.md", "no skill is served at"},
+		{"skill://index.json", "no skill is served at"},
+	} {
+		_, err := callSkills[*cSkillsGet](t, cs, methodSkillsGet, &cURIParams{URI: c.uri})
+		e := rpcError(t, err)
+		require.EqualValues(t, jsonrpc.CodeInvalidParams, e.Code, c.uri)
+		require.Contains(t, e.Message, c.want, c.uri)
+	}
+
+	_, err = callSkills[*cDirectory](t, cs, methodDirectoryRead, &cURIParams{URI: "skill://good/../many"})
+	e := rpcError(t, err)
+	require.Contains(t, e.Message, "'.' and '..' path segments are not allowed")
+}
+
+// TestSkills_hugeListing: a provider listing more skill:// resources than
+// a catalog holds gets a clear error, not an unbounded walk.
+func TestSkills_hugeListing(t *testing.T) {
+	p := newFuncProvider("endless", "skill")
+	p.desc.URISpace = []abi.URIRoot{{Scheme: "skill", Authority: abi.AnyAuthority}}
+	p.list = func(_ context.Context, cursor string) (*abi.ListResult, error) {
+		var n int
+		_, _ = fmt.Sscan(cursor, &n)
+		res := &abi.ListResult{NextCursor: fmt.Sprint(n + 1000)}
+		for i := range 1000 {
+			res.Resources = append(res.Resources, abi.Resource{URI: fmt.Sprintf("skill://s/f%07d", n+i), Name: "f"})
+		}
+		return res, nil
+	}
+	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(p)), "")
+	_, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
+	e := rpcError(t, err)
+	require.EqualValues(t, jsonrpc.CodeInternalError, e.Code)
+	require.Contains(t, e.Message, "more than 100000 skill:// resources: serve fewer")
+}
+
+// TestSkills_none: with no provider of skill:// URIs the extension is
+// still declared and the listing is empty.
+func TestSkills_none(t *testing.T) {
+	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(notesProvider())), "2025-11-25")
+	list, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
+	require.NoError(t, err)
+	require.Empty(t, list.Skills)
+}
