@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Outside tools nobody here wrote, end to end against the real binary:
+#   - the official TypeScript SDK v2 client (@modelcontextprotocol/client):
+#     Agent Skills listed, got, read and verified by its SkillsClient
+#     (stdio and HTTP, both eras); subscriptions/listen cancelled over stdio
+#     (a listen bound of 2 and 5 listens: each cancel must free its slot,
+#     and no answer to a cancelled listen may reach the client) and over HTTP
+#     (the open streams counted on /metrics, back to 0); 100,000 files listed
+#     completely by listResources() at its defaults (at most 64 pages);
+#   - supergateway in its default stateless mode (one mcp-wasm process per
+#     request): a listing paged across processes, whose cursors must survive;
+#   - mcp-remote: the stdio bridge a command-only client uses, in front of
+#     serve --http, listing the skills through it.
+# Versions are pinned by .ci/tools/package-lock.json, installed into
+# ~/.cache/mcp-wasm-ci keyed by it. Needs Node >= 22 on PATH (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .ci/lib.sh
+
+TOOLS="${HOME}/.cache/mcp-wasm-ci/tools-$(sha256sum .ci/tools/package-lock.json | cut -c1-16)"
+if [ ! -d "$TOOLS/node_modules/@modelcontextprotocol/client" ]; then
+  mkdir -p "$TOOLS"
+  cp .ci/tools/package.json .ci/tools/package-lock.json "$TOOLS/"
+  (cd "$TOOLS" && npm ci --no-audit --no-fund >/dev/null)
+fi
+[ -e .ci/tools/node_modules ] || ln -s "$TOOLS/node_modules" .ci/tools/node_modules
+CLIENT=(node .ci/tools/client.mjs)
+
+go build -o build/mcp-wasm ./cmd/mcp-wasm
+BIN="$PWD/build/mcp-wasm"
+WORK=$(realpath "$(mktemp -d)")
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+CACHE="$WORK/cache"
+SERVE=("$BIN" serve --cache-dir "$CACHE" --log-level warn)
+
+# start_http NAME ARGS...: serve --http on a free loopback port; sets URL.
+start_http() {
+  local name=$1; shift
+  "${SERVE[@]}" --http 127.0.0.1:0 "$@" 2>"$WORK/$name.log" &
+  PIDS+=($!)
+  for _ in $(seq 600); do
+    URL=$(sed -n 's/^mcp-wasm: serving MCP on \(\S*\).*/\1/p' "$WORK/$name.log")
+    [ -n "$URL" ] && return
+    sleep 0.1
+  done
+  echo "tools: $name did not start:"; cat "$WORK/$name.log"; exit 1
+}
+
+# A skills directory: two skills, one under a prefix, with nested files.
+SK="$WORK/skills"
+mkdir -p "$SK/pdf-processing/templates/regional" "$SK/acme/billing/refunds/examples"
+printf -- '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: "2.1.0"\n---\n\nPick a template from `templates/`.\n' > "$SK/pdf-processing/SKILL.md"
+printf 'Invoice {{number}}\n' > "$SK/pdf-processing/templates/invoice.md"
+printf 'EU invoice\n' > "$SK/pdf-processing/templates/regional/eu-invoice.md"
+printf -- '---\nname: refunds\ndescription: Process customer refund requests per company policy\nlicense: Apache-2.0\n---\n\nSee examples/email.md.\n' > "$SK/acme/billing/refunds/SKILL.md"
+printf 'Dear customer,\n' > "$SK/acme/billing/refunds/examples/email.md"
+
+echo "tools: skills through the TypeScript SDK v2 SkillsClient"
+start_http skills --skills-dir "$SK"
+for era in legacy modern; do
+  "${CLIENT[@]}" skills "$era" 2 -- "${SERVE[@]}" --skills-dir "$SK"
+  "${CLIENT[@]}" skills "$era" 2 --url "$URL"
+done
+
+echo "tools: listen cancel over stdio and HTTP"
+LISTEN_URI="file://$SK/pdf-processing/SKILL.md"
+"${CLIENT[@]}" listen modern "$LISTEN_URI" 5 -- "${SERVE[@]}" --allow-dir "$SK" --max-subscriptions 2
+start_http listen --allow-dir "$SK" --max-subscriptions 2
+"${CLIENT[@]}" listen modern "$LISTEN_URI" 5 --url "$URL"
+streams=""
+for _ in $(seq 100); do # the last stream ends as its cancel is served
+  streams=$(curl -fsS "${URL%/mcp}/metrics" | sed -n 's/^mcpwasm_transport_streams{transport="http"} \([0-9]*\)$/\1/p')
+  [ "$streams" = 0 ] && break
+  sleep 0.1
+done
+if [ "$streams" != 0 ]; then
+  echo "tools FAIL: $streams HTTP streams still open after every listen was cancelled"; exit 1
+fi
+echo "ok listen http: mcpwasm_transport_streams back to 0 after 5 cancelled listens"
+
+echo "tools: 100,000 files"
+BIG="$WORK/big"
+mkdir -p "$BIG"
+(cd "$BIG" && for d in $(seq -w 0 99); do mkdir "d$d" && (cd "d$d" && touch $(seq -f "f%04g" 0 999)); done)
+n=$(find "$BIG" -type f | wc -l)
+[ "$n" = 100000 ] || { echo "tools FAIL: made $n files"; exit 1; }
+"${CLIENT[@]}" list modern 100000 -- "${SERVE[@]}" --allow-dir "$BIG"
+"${CLIENT[@]}" list legacy 100000 -- "${SERVE[@]}" --allow-dir "$BIG"
+
+echo "tools: supergateway, stateless: a listing paged across processes"
+SG="$TOOLS/node_modules/.bin/supergateway"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$SG" --stdio "${SERVE[*]} --allow-dir $SK --page-size 2" --outputTransport streamableHttp --port "$PORT" --logLevel info >"$WORK/sg.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 300); do
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" && break
+  sleep 0.1
+done
+"${CLIENT[@]}" list legacy 5 --url "http://127.0.0.1:$PORT/mcp"
+spawned=$(grep -c 'Child (auto-initialize)' "$WORK/sg.log" || true)
+if [ "$spawned" -lt 3 ]; then # pages 2 and 3, and the initialized notification, each in a new process
+  echo "tools FAIL: supergateway started $spawned processes: not its stateless mode"; cat "$WORK/sg.log"; exit 1
+fi
+echo "ok supergateway: 5 resources in 3 pages of 2, across $spawned mcp-wasm processes"
+
+echo "tools: mcp-remote in front of serve --http"
+start_http remote --skills-dir "$SK"
+"${CLIENT[@]}" skills legacy 2 -- bash -c 'exec "$0" "$@" 2>>"'"$WORK/remote-bridge.log"'"' \
+  "$TOOLS/node_modules/.bin/mcp-remote" "$URL" --transport http-only
+
+echo "tools: all checks passed"
