@@ -10,7 +10,10 @@
 #   - supergateway in its default stateless mode (one mcp-wasm process per
 #     request): a listing paged across processes, whose cursors must survive;
 #   - mcp-remote: the stdio bridge a command-only client uses, in front of
-#     serve --http, listing the skills through it.
+#     serve --http, listing the skills through it;
+#   - the MCP Inspector CLI (.ci/lib.sh): its SEP-2640 conformance and digest
+#     checks (skills/list --verify) in both eras, and the 100,000 files
+#     through its resources/list, which walks every page.
 # Versions are pinned by .ci/tools/package-lock.json, installed into
 # ~/.cache/mcp-wasm-ci keyed by it. Needs Node >= 22 on PATH (.ci/run).
 set -euo pipefail
@@ -67,6 +70,15 @@ for era in legacy modern; do
   "${CLIENT[@]}" skills "$era" 2 --url "$URL"
 done
 
+I=$(inspector_bin)
+for era in legacy modern; do
+  out=$(timeout 120 "$I" --cli --protocol-era "$era" --method skills/list --verify --format json -q -- "${SERVE[@]}" --skills-dir "$SK")
+  if [ "$(grep -c '"conformance":\[\],"frontmatter":\[\]' <<<"$out")" != 2 ] || grep -q '"status":"[^v]' <<<"$out"; then
+    echo "tools FAIL: the Inspector's skills/list --verify ($era): $out"; exit 1
+  fi
+  echo "ok inspector skills/list --verify $era: 2 skills conform, every file verified"
+done
+
 echo "tools: listen cancel over stdio and HTTP"
 LISTEN_URI="file://$SK/pdf-processing/SKILL.md"
 "${CLIENT[@]}" listen modern "$LISTEN_URI" 5 -- "${SERVE[@]}" --allow-dir "$SK" --max-subscriptions 2
@@ -91,6 +103,11 @@ n=$(find "$BIG" -type f | wc -l)
 [ "$n" = 100000 ] || { echo "tools FAIL: made $n files"; exit 1; }
 "${CLIENT[@]}" list modern 100000 -- "${SERVE[@]}" --allow-dir "$BIG"
 "${CLIENT[@]}" list legacy 100000 -- "${SERVE[@]}" --allow-dir "$BIG"
+for era in legacy modern; do
+  n=$(timeout 300 "$I" --cli --protocol-era "$era" --method resources/list --format json -q -- "${SERVE[@]}" --allow-dir "$BIG" | grep -o '"uri":"file://[^"]*"' | sort -u | wc -l)
+  [ "$n" = 100000 ] || { echo "tools FAIL: the Inspector's resources/list ($era) gave $n distinct URIs, want 100000"; exit 1; }
+  echo "ok inspector resources/list $era: 100000 resources"
+done
 
 echo "tools: supergateway, stateless: a listing paged across processes"
 SG="$TOOLS/node_modules/.bin/supergateway"
