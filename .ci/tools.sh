@@ -7,6 +7,9 @@
 #     and no answer to a cancelled listen may reach the client) and over HTTP
 #     (the open streams counted on /metrics, back to 0); 100,000 files listed
 #     completely by listResources() at its defaults (at most 64 pages);
+#   - an MCP App (ui://dash/app.html, text/html;profile=mcp-app) served by a
+#     provider under schemePrefix "p1": read by the SDK v2 client as
+#     exactly ui://, its other URIs prefixed;
 #   - supergateway in its default stateless mode (one mcp-wasm process per
 #     request): a listing paged across processes, whose cursors must survive;
 #   - mcp-remote: the stdio bridge a command-only client uses, in front of
@@ -107,6 +110,23 @@ for era in legacy modern; do
   n=$(timeout 300 "$I" --cli --protocol-era "$era" --method resources/list --format json -q -- "${SERVE[@]}" --allow-dir "$BIG" | grep -o '"uri":"file://[^"]*"' | sort -u | wc -l)
   [ "$n" = 100000 ] || { echo "tools FAIL: the Inspector's resources/list ($era) gave $n distinct URIs, want 100000"; exit 1; }
   echo "ok inspector resources/list $era: 100000 resources"
+done
+
+echo "tools: a ui:// resource through a prefixed provider"
+# The puppet test guest answers each operation with the JSON its config
+# grant holds (cmd/mcp-wasm/testdata/puppet.wasm, guesttext_test.go).
+APP_MIME='text/html;profile=mcp-app'
+cat > "$WORK/apps.json" <<JSON
+{"providers": [{"module": "$PWD/cmd/mcp-wasm/testdata/puppet.wasm", "name": "apps", "schemePrefix": "p1", "grants": {"config": {
+  "describe": "{\"name\":\"puppet\",\"version\":\"1.0.0\",\"uriSpace\":[{\"scheme\":\"x\"},{\"scheme\":\"ui\",\"authority\":\"dash\"}],\"operations\":[\"list\",\"templates\",\"read\",\"complete\",\"changes\"]}",
+  "list": "{\"resources\":[{\"uri\":\"x:///a\",\"name\":\"a\"},{\"uri\":\"ui://dash/app.html\",\"name\":\"app\",\"mimeType\":\"$APP_MIME\"}]}",
+  "templates": "{\"resourceTemplates\":[]}",
+  "read": "{\"contents\":[{\"uri\":\"ui://dash/app.html\",\"mimeType\":\"$APP_MIME\",\"text\":\"<!doctype html><p>app</p>\"}]}",
+  "complete": "{\"values\":[]}",
+  "changes": "{}"}}}]}
+JSON
+for era in legacy modern; do
+  "${CLIENT[@]}" read "$era" ui://dash/app.html "$APP_MIME" -- "${SERVE[@]}" --config "$WORK/apps.json"
 done
 
 echo "tools: supergateway, stateless: a listing paged across processes"

@@ -13,7 +13,8 @@
 //                  no answer to a cancelled listen may reach the client, and
 //                  the server must accept the next listen (its bound is set
 //                  below N by the caller);
-//   read URI TYPE  resources/read of URI returns it with mimeType TYPE.
+//   read URI TYPE  resources/read of URI returns it with mimeType TYPE, and
+//                  resources/list lists it so.
 // Prints one "ok ..." line, or the failure, and exits non-zero on failure.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -97,7 +98,10 @@ try {
     const res = await client.readResource({ uri });
     const c = res.contents[0];
     if (c.uri !== uri || c.mimeType !== type) fail(`read ${uri}: got ${c.uri} ${c.mimeType}`);
-    console.log(`ok read ${era}: ${uri} as ${type}`);
+    const { resources } = await client.listResources();
+    const listed = resources.map((r) => `${r.uri} ${r.mimeType ?? ''}`).sort();
+    if (!listed.includes(`${uri} ${type}`)) fail(`${uri} is not listed as ${type}: ${listed.join(', ')}`);
+    console.log(`ok read ${era}: ${uri} as ${type}, listed beside ${listed.filter((l) => !l.startsWith(uri)).join(', ')}`);
   } else {
     fail(`unknown check ${check}`);
   }
