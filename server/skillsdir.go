@@ -73,8 +73,9 @@ func (d *skillsDir) innerURI(uri string) (string, bool) {
 	return d.root + rest, true
 }
 
-// List lists p's files under root as skill:// resources; the first page
-// also has the discovery index.
+// List lists p's files under root as skill:// resources, a SKILL.md named
+// and described by its frontmatter; the first page also has the discovery
+// index.
 func (d *skillsDir) List(ctx context.Context, cursor string) (*abi.ListResult, error) {
 	res, err := d.inner.List(ctx, cursor)
 	if err != nil {
@@ -93,6 +94,9 @@ func (d *skillsDir) List(ctx context.Context, cursor string) (*abi.ListResult, e
 		r.URI = u
 		if strings.HasSuffix(u, "/"+skillFile) {
 			r.MIMEType = "text/markdown"
+			if e, ok := d.indexEntry(ctx, u); ok { // SEP-2640: name and description from the frontmatter
+				r.Name, r.Description = e.Name, e.Description
+			}
 		}
 		out.Resources = append(out.Resources, r)
 	}

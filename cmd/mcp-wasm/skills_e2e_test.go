@@ -140,6 +140,14 @@ func TestE2E_SkillsDir(t *testing.T) {
 				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://pdf-processing/../../secret.txt"})
 				require.Error(t, err)
 
+				res, err := cs.ListResources(ctx, nil)
+				require.NoError(t, err)
+				named := map[string]string{}
+				for _, r := range res.Resources {
+					named[r.URI] = r.Name + ": " + r.Description
+				}
+				require.Equal(t, "pdf-processing: Extract, fill, and assemble PDF documents", named[want.URI], "a SKILL.md is named and described by its frontmatter")
+
 				idx, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://index.json"})
 				require.NoError(t, err)
 				var index struct {
