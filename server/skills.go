@@ -27,8 +27,9 @@ const (
 	methodSkillsList      = "skills/list"
 	methodSkillsGet       = "skills/get"
 	methodDirectoryRead   = "resources/directory/read"
-	skillsPageSize        = 50  // skills per skills/list page (each read in full)
-	directoryPageSize     = 500 // children per resources/directory/read page
+	skillsPageSize        = 50       // skills per skills/list page (each read in full)
+	skillsPageBytes       = 64 << 20 // a skills/list page ends once its skills' files add up to this
+	directoryPageSize     = 500      // children per resources/directory/read page
 	msgSkillNotServed     = "no skill is served at %s"
 	msgNotDirectoryServed = "%s is not a directory resource: give the uri of a skill's directory, without a trailing slash"
 )
@@ -120,14 +121,17 @@ func (s *Server) skillsList(ctx context.Context, ss *mcp.ServerSession, p *skill
 	}
 	refs := s.skills(tree)
 	out := &skillsListResult{stateless: newStateless(rev, hint), Skills: []skillEntry{}}
-	i := min(start, len(refs))
-	for ; i < len(refs) && len(out.Skills) < skillsPageSize; i++ {
+	i, read := min(start, len(refs)), 0
+	for ; i < len(refs) && len(out.Skills) < skillsPageSize && read < skillsPageBytes; i++ {
 		e, err := s.entry(ctx, rev, refs[i])
 		if err != nil {
 			s.log.Warn("skill left out of skills/list", "skill", clip(refs[i].uri), "reason", clip(err.Error()))
 			continue
 		}
 		out.Skills = append(out.Skills, e)
+		for _, r := range e.Resources {
+			read += r.Size
+		}
 	}
 	if i < len(refs) {
 		out.NextCursor = s.skillCursor(methodSkillsList, "", i)

@@ -319,6 +319,26 @@ func TestSkills_hostile(t *testing.T) {
 	require.Contains(t, e.Message, "'.' and '..' path segments are not allowed")
 }
 
+// TestSkills_pageBytes: a skills/list page ends once its skills' files
+// add up to 64 MiB, so that one request reads a bounded amount.
+func TestSkills_pageBytes(t *testing.T) {
+	big := strings.Repeat("x", 15<<20)
+	p := servertest.New("skills", abi.URIRoot{Scheme: "skill", Authority: abi.AnyAuthority})
+	for i := range 6 {
+		name := fmt.Sprintf("s%d", i)
+		p.AddText("skill://"+name+"/SKILL.md", "text/markdown", "---\nname: "+name+"\ndescription: d\n---\n")
+		p.AddText("skill://"+name+"/data.txt", "text/plain", big)
+	}
+	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(p)), "")
+	first, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
+	require.NoError(t, err)
+	require.Len(t, first.Skills, 5, "the fifth skill passes 64 MiB")
+	rest, err := callSkills[*cSkillsList](t, cs, methodSkillsList, &cURIParams{Cursor: first.NextCursor})
+	require.NoError(t, err)
+	require.Len(t, rest.Skills, 1)
+	require.Empty(t, rest.NextCursor)
+}
+
 // TestSkills_hugeListing: a provider listing more skill:// resources than
 // a catalog holds gets a clear error, not an unbounded walk.
 func TestSkills_hugeListing(t *testing.T) {
