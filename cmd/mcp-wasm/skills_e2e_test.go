@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -183,4 +185,41 @@ func TestE2E_SkillsDirRefused(t *testing.T) {
 		require.Error(t, err, "%s", out)
 		require.Contains(t, string(out), c.want)
 	}
+}
+
+// TestE2E_SkillsDirWithConfig: --skills-dir beside a config file's
+// providers; a reload (SIGHUP) of the config keeps the skills.
+func TestE2E_SkillsDirWithConfig(t *testing.T) {
+	dir, _ := skillsTreeE2E(t)
+	a, b := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(a, "a.txt"), []byte("a"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(b, "b.txt"), []byte("b"), 0o644))
+	cfgPath := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(d string) {
+		require.NoError(t, os.WriteFile(cfgPath, []byte(`{"server": {"watch": false}, "providers": [{"module": "builtin://files", "name": "docs", "grants": {"dirs": [{"host": "`+d+`"}]}}]}`), 0o644))
+	}
+	write(a)
+	srv := startHTTP(t, nil, "--config", cfgPath, "--skills-dir", dir)
+	check := func(want string) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Wait)
+		defer cancel()
+		cs, err := skillsClientE2E(t).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: http.DefaultClient, MaxRetries: -1}, nil)
+		require.NoError(t, err)
+		defer cs.Close()
+		list, err := mcp.CallCustomMethod[*skillsParamsE2E, *skillsListE2E](ctx, cs, "skills/list", &skillsParamsE2E{})
+		require.NoError(t, err)
+		require.Len(t, list.Skills, 1)
+		res, err := cs.ListResources(ctx, nil)
+		require.NoError(t, err)
+		for _, r := range res.Resources {
+			if filepath.Base(r.URI) == filepath.Base(want) {
+				return true
+			}
+		}
+		return false
+	}
+	require.True(t, check(filepath.Join(a, "a.txt")))
+	write(b)
+	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool { return check(filepath.Join(b, "b.txt")) }, testkit.Wait, 100*time.Millisecond, "the reload did not serve the new directory")
 }
