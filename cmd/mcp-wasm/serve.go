@@ -33,6 +33,8 @@ func serveCommand() *cli.Command {
 			"when it is /, your home directory or one holding it, /home, /Users, /root or the temp\n" +
 			"directory: give --allow-dir (an explicit one of those is served, with a warning).\n" +
 			"--grant-roots (stdio) serves the client's file:// roots instead, as they change.\n" +
+			"--skills-dir DIR also serves the Agent Skills in DIR as skill:// resources, with the\n" +
+			"Skills extension's methods (docs/skills.md); alone, it serves only them.\n" +
 			"With --module, serves those modules; --allow-dir then grants a directory to the\n" +
 			"single module given, which sees it at its real path (a config file's\n" +
 			"grants.dirs[].guest maps it elsewhere).\n" +
