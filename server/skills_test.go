@@ -368,3 +368,26 @@ func TestSkills_none(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, list.Skills)
 }
+
+// TestSkills_audited: the extension's methods have audit lines, with the
+// skill or directory they name and its provider.
+func TestSkills_audited(t *testing.T) {
+	audit, logs := newLogger()
+	s := newServer(t, NewConfig().WithProviders(skillsProvider()).WithAuditLogger(audit))
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + stdioMeta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://git-workflow/SKILL.md",` + stdioMeta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"skill://nope/SKILL.md",` + stdioMeta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"resources/directory/read","params":{"uri":"skill://acme",` + stdioMeta + `}}` + "\n")
+	var out strings.Builder
+	require.NoError(t, s.ServeStdio(t.Context(), in, &out))
+	lines := auditLines(logs)
+	for _, w := range []string{
+		`who=stdio method=skills/list decision=allow`,
+		`who=stdio method=skills/get uri=skill://git-workflow/SKILL.md provider=skills decision=allow`,
+		`who=stdio method=skills/get uri=skill://nope/SKILL.md provider=skills decision=deny reason=invalid_params`,
+		`who=stdio method=resources/directory/read uri=skill://acme provider=skills decision=allow`,
+	} {
+		require.True(t, slicesContainsSub(lines, w), "no line with %q in\n%s", w, strings.Join(lines, "\n"))
+	}
+	require.Contains(t, out.String(), `"uri":"skill://acme/billing","name":"billing","mimeType":"inode/directory"`)
+}
