@@ -66,9 +66,9 @@ func New(cfg Config) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
-			Tools:       &mcp.ToolCapabilities{},   // always empty: see empty.go
-			Prompts:     &mcp.PromptCapabilities{}, // always empty: see empty.go
-			Extensions:  skillsCapability(),        // skills.go
+			Tools:       &mcp.ToolCapabilities{},    // always empty: see empty.go
+			Prompts:     &mcp.PromptCapabilities{},  // always empty: see empty.go
+			Extensions:  skillsCapability(backends), // skills.go
 		},
 		SubscribeHandler:          s.subscribeHandler,
 		UnsubscribeHandler:        s.unsubscribeHandler,

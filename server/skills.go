@@ -19,8 +19,11 @@ import (
 //   - skills/get: one skill's entry, by the URI of its SKILL.md;
 //   - resources/directory/read: the direct children of a skill://
 //     directory (directoryRead: true).
-// The server declares the extension always: with no provider serving
-// skill:// URIs the listing is empty, as the extension allows.
+// The server declares the extension when, at New, some provider's URI
+// space holds skill:// URIs (capabilities are fixed for the server's
+// life; a reload that adds or drops such a provider does not change them).
+// The methods answer either way: with no provider of skill:// URIs the
+// listing is empty, as the extension allows.
 
 const (
 	extSkills             = "io.modelcontextprotocol/skills"
@@ -34,9 +37,15 @@ const (
 	msgNotDirectoryServed = "%s is not a directory resource: give the uri of a skill's directory, without a trailing slash"
 )
 
-// skillsCapability is the extension's entry in the server's capabilities.
-func skillsCapability() map[string]any {
-	return map[string]any{extSkills: map[string]any{"directoryRead": true}}
+// skillsCapability is the extension's entry in the server's capabilities,
+// nil when no backend serves skill:// URIs.
+func skillsCapability(backends []*backend) map[string]any {
+	for _, m := range backends {
+		if servesSkills(m) {
+			return map[string]any{extSkills: map[string]any{"directoryRead": true}}
+		}
+	}
+	return nil
 }
 
 type skillsListParams struct {

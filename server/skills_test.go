@@ -360,10 +360,12 @@ func TestSkills_hugeListing(t *testing.T) {
 	require.Contains(t, e.Message, "more than 100000 skill:// resources: serve fewer")
 }
 
-// TestSkills_none: with no provider of skill:// URIs the extension is
-// still declared and the listing is empty.
+// TestSkills_none: with no provider of skill:// URIs the extension is not
+// declared (outside judges then skip its checks), and the methods still
+// answer, the listing empty.
 func TestSkills_none(t *testing.T) {
 	cs := skillsOverStdio(t, newServer(t, NewConfig().WithProviders(notesProvider())), "2025-11-25")
+	require.Nil(t, cs.InitializeResult().Capabilities.Extensions)
 	list, err := callSkills[*cSkillsList](t, cs, methodSkillsList, nil)
 	require.NoError(t, err)
 	require.Empty(t, list.Skills)
