@@ -14,6 +14,9 @@
 #     request): a listing paged across processes, whose cursors must survive;
 #   - mcp-remote: the stdio bridge a command-only client uses, in front of
 #     serve --http, listing the skills through it;
+#   - the official conformance suite's SEP-2640 server scenarios (skills
+#     enumeration, manifest, directory: every check passed, no warning), with
+#     the suite version .ci/conformance.sh runs;
 #   - the MCP Inspector CLI (.ci/lib.sh): its SEP-2640 conformance and digest
 #     checks (skills/list --verify) in both eras, and the 100,000 files
 #     through its resources/list, which walks every page.
@@ -47,6 +50,7 @@ SERVE=("$BIN" serve --cache-dir "$CACHE" --log-level warn)
 # start_http NAME ARGS...: serve --http on a free loopback port; sets URL.
 start_http() {
   local name=$1; shift
+  : >"$WORK/$name.log" # before the server's own redirect, which its fork makes later
   "${SERVE[@]}" --http 127.0.0.1:0 "$@" 2>"$WORK/$name.log" &
   PIDS+=($!)
   for _ in $(seq 600); do
@@ -71,6 +75,21 @@ start_http skills --skills-dir "$SK"
 for era in legacy modern; do
   "${CLIENT[@]}" skills "$era" 2 -- "${SERVE[@]}" --skills-dir "$SK"
   "${CLIENT[@]}" skills "$era" 2 --url "$URL"
+done
+
+CONFORMANCE_VERSION=0.2.0-alpha.12 # as .ci/conformance.sh's modern run
+CDIR="${HOME}/.cache/mcp-wasm-ci/conformance-$CONFORMANCE_VERSION"
+if [ "$(node -p "require('$CDIR/node_modules/@modelcontextprotocol/conformance/package.json').version" 2>/dev/null)" != "$CONFORMANCE_VERSION" ]; then
+  mkdir -p "$CDIR"
+  (cd "$CDIR" && npm init -y >/dev/null && npm install --no-audit --no-fund "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null)
+fi
+for sc in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  out=$(timeout 300 node "$CDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$URL" --scenario "$sc" 2>&1) || true
+  summary=$(grep -E '^Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings$' <<<"$out" || true)
+  if [ -z "$summary" ] || [[ "$summary" == "Passed: 0/"* ]]; then
+    echo "tools FAIL: conformance $sc: $out"; exit 1
+  fi
+  echo "ok conformance $sc: $summary"
 done
 
 I=$(inspector_bin)
