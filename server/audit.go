@@ -161,6 +161,10 @@ func uriOf(req mcp.Request) string {
 		if p.Ref != nil {
 			return p.Ref.URI
 		}
+	case *skillsGetParams: // skills.go
+		return p.URI
+	case *directoryReadParams:
+		return p.URI
 	}
 	return ""
 }

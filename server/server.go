@@ -72,8 +72,9 @@ func New(cfg Config) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
-			Tools:       &mcp.ToolCapabilities{},   // always empty: see empty.go
-			Prompts:     &mcp.PromptCapabilities{}, // always empty: see empty.go
+			Tools:       &mcp.ToolCapabilities{},    // always empty: see empty.go
+			Prompts:     &mcp.PromptCapabilities{},  // always empty: see empty.go
+			Extensions:  skillsCapability(backends), // skills.go
 		},
 		SubscribeHandler:          s.subscribeHandler,
 		UnsubscribeHandler:        s.unsubscribeHandler,
@@ -83,6 +84,9 @@ func New(cfg Config) (*Server, error) {
 		s.rootsHandlers(opts)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, opts)
+	if err := s.addSkillMethods(); err != nil { // skills.go
+		return nil, fmt.Errorf("configuring server: %w", err)
+	}
 	s.mcp.AddReceivingMiddleware(s.dispatch)
 	s.addObserver() // before initLive: its sending middleware must be innermost
 	s.initLive()
@@ -185,6 +189,11 @@ func (s *Server) dispatchRest(ctx context.Context, next mcp.MethodHandler, metho
 		return next(ctx, method, req)
 	case method == methodListen:
 		return s.listen(ctx, next, method, req)
+	case isSkillMethod(method): // skills.go
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.requestTimeout)
+		defer cancel()
+		res, err := next(ctx, method, req)
+		return res, served(ctx, err)
 	}
 	return nil, methodNotFound(method)
 }

@@ -172,7 +172,7 @@ func configFromFlags(c *cli.Context) (*config.Config, error) {
 // broad one such as / or the home directory; none with --grant-roots). The
 // runtime refuses grants that overlap, naming both.
 func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error) {
-	if len(spec.Grants.Dirs) == 0 && !c.Bool("grant-roots") { // roots.go: the client's roots instead
+	if len(spec.Grants.Dirs) == 0 && !c.Bool("grant-roots") && c.String("skills-dir") == "" { // roots.go: the client's roots instead; skills.go: the skills alone
 		cwd, err := implicitDir() // servedirs.go: not / nor the home directory
 		if err != nil {
 			return nil, err

@@ -33,6 +33,8 @@ func serveCommand() *cli.Command {
 			"when it is /, your home directory or one holding it, /home, /Users, /root or the temp\n" +
 			"directory: give --allow-dir (an explicit one of those is served, with a warning).\n" +
 			"--grant-roots (stdio) serves the client's file:// roots instead, as they change.\n" +
+			"--skills-dir DIR also serves the Agent Skills in DIR as skill:// resources, with the\n" +
+			"Skills extension's methods (docs/skills.md); alone, it serves only them.\n" +
 			"With --module, serves those modules; --allow-dir then grants a directory to the\n" +
 			"single module given, which sees it at its real path (a config file's\n" +
 			"grants.dirs[].guest maps it elsewhere).\n" +
@@ -76,7 +78,7 @@ func serveCommand() *cli.Command {
 			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
-			configFlag(), grantRootsFlag(), allowFlag(),
+			configFlag(), grantRootsFlag(), allowFlag(), skillsDirFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -119,6 +121,10 @@ func serveAction(c *cli.Context) error {
 	var roots *rootGrants // --grant-roots: roots.go
 	if c.Bool("grant-roots") {
 		roots = newRootGrants(c, cfg, log)
+	}
+	skills, err := skillsSpec(c) // --skills-dir: skills.go
+	if err != nil {
+		return err
 	}
 	secret, previous, err := cursorKeys(c) // keys.go
 	if err != nil {
@@ -166,6 +172,7 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
+	addSkills(cfg, skills)                    // before the first load; rereadSkills below for reloads
 	loader, err := newLoader(c, rt, log, cfg) // configserve.go
 	if err != nil {
 		return err
@@ -189,6 +196,7 @@ func serveAction(c *cli.Context) error {
 	if roots != nil {
 		reread = roots.reread
 	}
+	reread = rereadSkills(skills, reread)
 	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), PublishGeneration: publishAccessTo(c, srv), Log: log})
 	defer set.Close(c.Context)
 	roots.serving(set)
@@ -219,7 +227,7 @@ func serveAction(c *cli.Context) error {
 func serverProviders(ps []*served.Provider) []server.Provider {
 	out := make([]server.Provider, len(ps))
 	for i, p := range ps {
-		out[i] = server.WithURIFilter(p, p.Spec().Expose)
+		out[i] = server.WithURIFilter(asSkills(p), p.Spec().Expose) // skills.go
 	}
 	return out
 }
@@ -265,6 +273,10 @@ func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
 			attrs = append(attrs, "signer", m.Signer)
 		}
 		log.Info("provider loaded", attrs...)
+		if isSkills(spec) { // skills.go
+			fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving the skills in %s as skill://NAME/..., read-only; hidden files are not exposed\n", spec.Grants.Dirs[0].HostPath)
+			continue
+		}
 		if spec.Module != builtinFiles || g.Config().File != "" {
 			continue
 		}
