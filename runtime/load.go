@@ -101,6 +101,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		p.closeAll(ctx)
 		return nil, err
 	}
+	p.startReaper() // poolidle.go
 	return p, nil
 }
 
