@@ -10,16 +10,17 @@ import (
 const (
 	// Headroom is the garbage the heap may gather between two collections
 	// once Percent of the live heap would be more. GOGC is proportional:
-	// at 400 a server whose live heap is 4 MiB (the MCP layer alone)
-	// collects at 20 MiB, but one that keeps 20 MiB live (a Go guest's
-	// decoded module and its instances, the read cache) at 100 MiB, with
-	// the same garbage per request. So after each collection the percent
-	// is set to what gives Headroom over the live heap, at most Percent
-	// and at least MinPercent: the heap's peak then grows with what is
-	// live, not five times it.
+	// at 400 a server whose live heap is 4 MiB (the MCP layer alone, the
+	// native anchor) collects at 20 MiB, but one that keeps 20 MiB live (a
+	// Go guest's decoded module and instance, wazero's state, the read
+	// cache) at 100 MiB, for the same garbage per request. So after each
+	// collection the percent is set to what gives Headroom over the live
+	// heap, at most Percent and at least MinPercent: the native anchor's
+	// allowance (400 % of 4 MiB), whatever else is live. The peak then
+	// grows with what is live, not five times it (docs/performance.md).
 	Headroom = 16 << 20
 	// MinPercent is the lowest GOGC the tuner sets: past a live heap of
-	// Headroom*100/MinPercent (64 MiB) the heap may grow by half of it.
+	// Headroom*100/MinPercent (32 MiB) the heap may grow by half of it.
 	MinPercent = 50
 )
 

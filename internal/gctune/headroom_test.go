@@ -17,12 +17,12 @@ func TestPercentFor(t *testing.T) {
 		want int
 	}{
 		{0, Percent},
-		{4 << 20, Percent},    // 800 % would be Headroom: the ceiling binds
-		{8 << 20, Percent},    // exactly Headroom at Percent
-		{16 << 20, 200},       // half of it
-		{40 << 20, 80},        // a Go guest's server under load
-		{64 << 20, 50},        // Headroom*100/MinPercent
-		{1 << 30, MinPercent}, // the floor binds
+		{2 << 20, Percent},     // 800 % would be Headroom: the ceiling binds
+		{4 << 20, Percent},     // exactly Headroom at Percent
+		{8 << 20, 200},         // half of it
+		{20 << 20, 80},         // a Go guest's server under load
+		{32 << 20, MinPercent}, // Headroom*100/MinPercent
+		{1 << 30, MinPercent},  // the floor binds
 	} {
 		require.Equal(t, c.want, percentFor(c.live, Percent), "live %d", c.live)
 	}
@@ -46,8 +46,8 @@ func TestTuner(t *testing.T) {
 	for i := range ballast {
 		ballast[i] = byte(i)
 	}
-	testkit.Eventually(t, func() bool { collect(); return gogc() <= 80 },
-		"40 MiB live: GOGC should fall to at most 80")
+	testkit.Eventually(t, func() bool { collect(); return gogc() <= 40*Percent/100 },
+		"40 MiB live: GOGC should fall to at most 40 % of the ceiling")
 	require.GreaterOrEqual(t, gogc(), MinPercent)
 	require.Equal(t, int64(gogc()), tu.set.Load())
 	runtime.KeepAlive(ballast)
