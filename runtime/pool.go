@@ -77,10 +77,13 @@ func (p *pool) release(ctx context.Context, in *instance, keep bool) {
 	<-p.slots
 }
 
-// put adds an instance created outside acquire (the load-time instance).
-func (p *pool) put(in *instance) {
+// put adds an instance created outside acquire (the load-time instance),
+// which took took to make: how long a caller waits for a busy instance
+// before making another (poolidle.go).
+func (p *pool) put(in *instance, took time.Duration) {
 	p.mu.Lock()
 	p.live++
+	p.made = took
 	p.push(in)
 	p.mu.Unlock()
 }

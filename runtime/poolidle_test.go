@@ -16,10 +16,10 @@ func noAdmit(context.Context) error { return nil }
 // TestPool_ReusesBeforeGrowing: a caller that finds the only instance busy
 // waits for it to come back rather than make a second, while making one
 // would take longer (here: forever); once the wait is over it makes one.
-// A real Go guest, no clock: the patience is set, not timed.
+// A real C guest, no clock: the patience is set, not timed.
 func TestPool_ReusesBeforeGrowing(t *testing.T) {
 	rt := newTestRuntime(t, NewConfig())
-	p := load(t, rt, readFile(t, benchGuests[1].wasm(t)), testkit.Limits(NewProviderConfig()).WithPoolSize(4).WithIdleTimeout(0))
+	p := load(t, rt, readFile(t, benchGuests[0].wasm(t)), testkit.Limits(NewProviderConfig()).WithPoolSize(4).WithIdleTimeout(0))
 	ctx := context.Background()
 	p.pool.mu.Lock()
 	p.pool.made = time.Hour // making one would take longer than any call
