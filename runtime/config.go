@@ -161,6 +161,7 @@ type ProviderConfig struct {
 	moduleSizeLimit int
 	poolSize        int
 	recycleAfter    int
+	idleTimeout     time.Duration // poolidle.go
 	faultThreshold  int
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
@@ -183,6 +184,7 @@ func NewProviderConfig() ProviderConfig {
 		outputLimit:     DefaultOutputLimit,
 		moduleSizeLimit: DefaultModuleSizeLimit,
 		poolSize:        DefaultPoolSize,
+		idleTimeout:     DefaultIdleTimeout,
 		faultThreshold:  DefaultFaultThreshold,
 		quarantineBase:  DefaultQuarantineBase,
 		quarantineMax:   DefaultQuarantineMax,
@@ -287,6 +289,7 @@ func (c ProviderConfig) validate() error {
 		{c.moduleSizeLimit >= 8 && c.moduleSizeLimit <= 1<<30, "module size limit must be between 8 B and 1 GiB"},
 		{c.poolSize >= 1 && c.poolSize <= 256, "pool size must be 1-256"},
 		{c.recycleAfter >= 0, "recycle-after must be >= 0"},
+		{c.idleTimeout >= 0, "idle timeout must be >= 0 (0 keeps idle instances)"},
 		{c.faultThreshold >= 1 && c.quarantineBase > 0 && c.quarantineMax >= c.quarantineBase, "quarantine needs faults >= 1 and 0 < base <= max"},
 	}
 	for _, ch := range checks {

@@ -101,6 +101,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		p.closeAll(ctx)
 		return nil, err
 	}
+	p.startReaper() // poolidle.go
 	return p, nil
 }
 
@@ -184,7 +185,9 @@ func (p *Provider) initialize(ctx context.Context) error {
 	}
 	defer p.rt.leave(&p.share)
 	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithEnv(goMemLimitEnv, goMemLimit(p.cfg.memoryLimit)).WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
+	start := time.Now()
 	first, err := p.newInstance(ctx)
+	took := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate: %w", ErrInit, err)
 	}
@@ -194,7 +197,7 @@ func (p *Provider) initialize(ctx context.Context) error {
 	}
 	p.pool = newPool(p.cfg.poolSize, p.newInstance)
 	if len(p.cfg.grants.Dirs) == 0 {
-		p.pool.put(first)
+		p.pool.put(first, took)
 		return nil
 	}
 	// The describe instance ran without mounts; the pool's instances get them.
@@ -202,11 +205,12 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if err := p.mounts(); err != nil {
 		return err
 	}
+	start = time.Now()
 	in, err := p.newInstance(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate with granted directories: %w", ErrInit, err)
 	}
-	p.pool.put(in)
+	p.pool.put(in, time.Since(start))
 	return nil
 }
 

@@ -38,6 +38,7 @@ type Provider struct {
 	calls    gate
 	share    share // this provider's account with the global slots
 	stats    counters
+	reaper   *reaper // poolidle.go: closes idle instances
 }
 
 type counters struct {
@@ -107,6 +108,7 @@ func (p *Provider) Close(ctx context.Context) error {
 }
 
 func (p *Provider) closeAll(ctx context.Context) {
+	p.stopReaper()
 	_ = p.wr.Close(context.WithoutCancel(ctx))
 	for _, r := range p.roots {
 		_ = r.Close()
