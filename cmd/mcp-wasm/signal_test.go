@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestE2E_SIGTERMFinishesInFlight: a SIGTERM while a call is running stops
@@ -147,8 +148,8 @@ func waitExit(t *testing.T, exited <-chan error) int {
 		}
 		require.NoError(t, err)
 		return 0
-	case <-time.After(45 * time.Second):
-		t.Fatal("the server did not exit within 45s of being told to stop, with a call in flight")
+	case <-time.After(testkit.Wait):
+		t.Fatal("the server did not exit within testkit.Wait of being told to stop, with a call in flight")
 		return -1
 	}
 }
@@ -201,12 +202,12 @@ func TestE2E_HTTP_shutdownBound(t *testing.T) {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return strings.Contains(string(b), `mcpwasm_provider_read_cache_misses_total{provider="evil"} 1`)
-	}, 30*time.Second, 20*time.Millisecond)
+	}, testkit.Wait, 20*time.Millisecond)
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-srv.done:
-	case <-time.After(45 * time.Second):
-		t.Fatal("serve --http did not exit within 45s of SIGTERM, with a call in flight")
+	case <-time.After(testkit.Wait):
+		t.Fatal("serve --http did not exit within testkit.Wait of SIGTERM, with a call in flight")
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 
 // liveWait bounds the wait for a notification; the host polls about once
 // a second, so this only decides a test that is already broken.
-const liveWait = 60 * time.Second
+const liveWait = testkit.Wait
 
 // demo is a repository named demo with two commits, a tag at the first.
 func demo(t *testing.T) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // packEntry is one entry a hostile pack holds: a whole object, an
@@ -135,8 +136,8 @@ func requireBounded(t *testing.T, kind error, f func() error) error {
 	case err := <-done:
 		require.ErrorIs(t, err, kind)
 		return err
-	case <-time.After(60 * time.Second):
-		t.Fatal("a hostile repository did not end in an error within 60 s")
+	case <-time.After(testkit.Wait):
+		t.Fatal("a hostile repository did not end in an error within testkit.Wait")
 		return nil
 	}
 }
