@@ -143,3 +143,34 @@ func TestCursorCycleWasm(t *testing.T) {
 		})
 	}
 }
+
+// TestPagination: 10,001 files through the built-in files provider come
+// back exactly once each across pages, on both protocol eras.
+func TestPagination(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,001 files")
+	}
+	dir := t.TempDir()
+	const n = 10001
+	for i := range n {
+		sub := filepath.Join(dir, fmt.Sprintf("d%02d", i%37))
+		require.NoError(t, os.MkdirAll(sub, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.txt", i)), nil, 0o644))
+	}
+	cfiles := testguest.C(t, "cfiles", "guests/c/mcpw.c", "guests/cfiles/cfiles.c")
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			cs := serveConfig(t, fmt.Sprintf(`{"providers": [{"module": %q, "grants": {"dirs": [{"host": %q}]}}]}`, cfiles, dir),
+				rev, server.NewConfig(), &testlog.Buffer{})
+			seen := map[string]int{}
+			for r, err := range cs.Resources(t.Context(), nil) {
+				require.NoError(t, err)
+				seen[r.URI]++
+			}
+			require.Len(t, seen, n)
+			for uri, c := range seen {
+				require.Equal(t, 1, c, uri)
+			}
+		})
+	}
+}
