@@ -23,7 +23,9 @@ import (
 
 // These tests list real guests through the real server, in process, as
 // `mcp-wasm serve` wires them (they were end-to-end tests of the binary,
-// which added only its start-up to what they test).
+// which added only its start-up to what they test). They run in parallel
+// with each other and the package's other parallel tests: most of their
+// time is waiting for a compile or the file system.
 
 // serveConfig serves the config text (written as mcp.json beside copies
 // of testdata's minimal.wasm and good.wasm) with the server configured by
@@ -92,6 +94,7 @@ func pageStats(t testing.TB, cs *mcp.ClientSession) (seen map[string]int, pages,
 // stop, with the server's default page size.
 // MCPW_LARGE_TREE=N lists N files instead (the README's measurements).
 func TestLargeTreeWithinClientPageLimit(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100,000 files")
 	}
@@ -120,6 +123,7 @@ func TestLargeTreeWithinClientPageLimit(t *testing.T) {
 // and the provider after it is listed, whether its pages fill client pages
 // or cross them.
 func TestCursorCycleWasm(t *testing.T) {
+	t.Parallel()
 	cycle := filepath.Join(testguest.Root(), "server", "testdata", "cycle.wasm")
 	notes := testguest.Go(t, "guests/notes")
 	for _, pageSize := range []int{1, 500} {
@@ -147,6 +151,7 @@ func TestCursorCycleWasm(t *testing.T) {
 // TestPagination: 10,001 files through the built-in files provider come
 // back exactly once each across pages, on both protocol eras.
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("10,001 files")
 	}
