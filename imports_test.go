@@ -24,7 +24,7 @@ var (
 	// harnesses build guests, fake providers or issuers, or drive load:
 	// tests and tools only.
 	harnesses = []string{"internal/testguest", "internal/testkit", "internal/loadtest", "server/servertest", "server/auth/authtest",
-		"internal/oci/ocitest", "internal/sigpolicy/sigtest"}
+		"internal/oci/ocitest", "internal/sigpolicy/sigtest", "guests/sqlite/internal/sqlitetest", "guests/git/internal/gittest"}
 	// tools are commands for developers, not the product.
 	tools = []string{"cmd/mcp-wasm-load"}
 

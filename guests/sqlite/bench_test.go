@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/internal/sqlitetest"
 	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/sqlitefmt"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
@@ -36,10 +37,7 @@ import (
 //
 // Run: go test ./guests/sqlite -run XXX -bench Schema1000 -count 3
 func BenchmarkSchema1000(b *testing.B) {
-	sh, err := exec.LookPath("sqlite3")
-	if err != nil {
-		b.Skip("sqlite3 not found: apt-get install sqlite3")
-	}
+	sh := sqlitetest.Shell(b)
 	dir := b.TempDir()
 	db := filepath.Join(dir, "big.db")
 	var script strings.Builder
