@@ -64,7 +64,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	defer sw.abort()
 	if pk.method == methodListen && pk.id != nil {
 		// A cancel for it ends the request: its stream closes unanswered.
-		defer h.listens.add(h.clientKey(ctx, r), *pk.id, sw.abort)()
+		defer h.listens.add(h.clientKey(ctx, r), *pk.id, sw.cancel)()
 	}
 	sw.lagging = func() { h.lagging(ctx, r) }
 	sw.header = sealID

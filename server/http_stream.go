@@ -184,6 +184,16 @@ func (w *streamWriter) keepAlive() {
 
 // finish stops keep-alives and refuses further writes. It returns the
 // status sent (200 if the handler wrote nothing) and the body bytes.
+// cancel ends the stream of a request its client cancelled: nothing more
+// is written to it (the receiver of a cancellation does not answer the
+// request, however its handler ends), and the request's context ends.
+func (w *streamWriter) cancel() {
+	w.mu.Lock()
+	w.done = true // finish still stops the keep-alives
+	w.mu.Unlock()
+	w.abort()
+}
+
 func (w *streamWriter) finish() (status int, written int64) {
 	w.mu.Lock()
 	w.done = true
