@@ -3,11 +3,9 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -217,38 +215,4 @@ func (p *Provider) flushLogs(ctx context.Context, op string, st *callState) {
 // and control characters become U+FFFD (newlines and tabs become spaces),
 // and the result is at most n bytes: longer text is cut at a rune boundary
 // and ends with "…", the ellipsis counted in the n.
-func Sanitize(s string, n int) string {
-	n = max(n, 0)
-	var b strings.Builder
-	for i, r := range s {
-		if b.Len() > n {
-			break // it will be cut: the rest does not matter
-		}
-		switch {
-		case r == utf8.RuneError && len(s[i:]) > 0:
-			b.WriteRune(utf8.RuneError)
-		case r == '\n' || r == '\t' || r == '\r':
-			b.WriteByte(' ')
-		case !unicode.IsPrint(r) && r != ' ':
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	if len(out) <= n {
-		return out
-	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	if cut < 0 { // no room for the ellipsis
-		cut = n
-	}
-	for cut > 0 && !utf8.RuneStart(out[cut]) {
-		cut--
-	}
-	if n < len(ellipsis) {
-		return out[:cut]
-	}
-	return out[:cut] + ellipsis
-}
+func Sanitize(s string, n int) string { return textsafe.Sanitize(s, n) }

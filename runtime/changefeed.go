@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"path"
 	"path/filepath"
 	"slices"
@@ -229,7 +230,7 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 		return nil, true
 	case !f.failing:
 		f.failing = true
-		f.p.log.Warn("changes failed; the host keeps asking", "error", firstLine(err.Error(), 512))
+		f.p.log.Warn("changes failed; the host keeps asking", "error", textsafe.FirstLine(err.Error(), 512))
 	}
 	return nil, false
 }

@@ -6,10 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -147,7 +147,7 @@ func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 		if cctx.Err() != nil {
 			return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, p.cfg.compileTimeout)
 		}
-		return fmt.Errorf("%w: invalid module: %s", ErrCompile, Sanitize(firstLine(err.Error(), 200), 200))
+		return fmt.Errorf("%w: invalid module: %s", ErrCompile, textsafe.Sanitize(textsafe.FirstLine(err.Error(), 200), 200))
 	}
 	p.compiled = compiled
 	exports, err := checkExports(compiled)
@@ -312,12 +312,4 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	p.stats.instantiated.Add(1)
 	p.log.Debug("instance created", "took", time.Since(start))
 	return in, nil
-}
-
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > n {
-		s = s[:n]
-	}
-	return s
 }
