@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/memalloc"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -23,20 +24,20 @@ type instance struct {
 	// mounts are the instance's granted directories, whose per-call state
 	// (rootFS.endCall) is dropped when each call ends.
 	mounts []*rootFS
-	mem    *memoryAllocator // the linear memory, freed by close
+	mem    *memalloc.Allocator // the linear memory, freed by close
 }
 
 // newInstance instantiates compiled, running _initialize under ctx, with
-// linear memory of at most memLimit bytes reserved up front (memalloc.go).
+// linear memory of at most memLimit bytes reserved up front (internal/memalloc).
 // Export handles are looked up once: each lookup allocates a call engine.
 func newInstance(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule, base wazero.ModuleConfig, st *callState, memLimit uint64) (*instance, error) {
 	sink := &stdioSink{st: st}
 	cfg := base.WithStdout(sink).WithStderr(sink)
-	ctx, mem := withMemoryAllocator(ctx, memLimit)
+	ctx, mem := memalloc.With(ctx, memLimit)
 	mod, err := r.InstantiateModule(withState(ctx, st), compiled, cfg)
 	sink.st = nil
 	if err != nil {
-		mem.free() // wazero does not free it when data segments or a start function fail
+		mem.Free() // wazero does not free it when data segments or a start function fail
 		return nil, err
 	}
 	in := &instance{mod: mod, sink: sink, mem: mem}
@@ -78,7 +79,7 @@ func (in *instance) memoryBytes() uint32 {
 // ran since: the free here covers that.
 func (in *instance) close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
-	in.mem.free()
+	in.mem.Free()
 	for _, m := range in.mounts {
 		m.endCall()
 	}

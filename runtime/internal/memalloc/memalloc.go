@@ -1,4 +1,9 @@
-package runtime
+// Package memalloc allocates guest linear memory for wazero: each
+// instance's memory reserved once up to its maximum, committed as it grows,
+// never copied or moved, and unmapped when the instance closes; on the Go
+// heap where nothing can be reserved. It never hands out more than the
+// provider's memory limit.
+package memalloc
 
 import (
 	"context"
@@ -22,25 +27,25 @@ import (
 // reserve is reserveMemory; tests replace it to exercise the heap fallback.
 var reserve = reserveMemory
 
-// memoryAllocator hands out the linear memories of one instantiation and
+// Allocator hands out the linear memories of one instantiation and
 // remembers them, so that the instance frees them when it closes and the
 // instantiation frees them when it fails: wazero drops a module whose data
 // segments or start function fail without freeing its memory.
-type memoryAllocator struct {
+type Allocator struct {
 	limit uint64 // the provider's memory limit: no reservation is larger
 	mems  []experimental.LinearMemory
 }
 
-// withMemoryAllocator returns ctx carrying a fresh allocator for one
+// With returns ctx carrying a fresh allocator for one
 // InstantiateModule call, with every memory capped at limit bytes.
-func withMemoryAllocator(ctx context.Context, limit uint64) (context.Context, *memoryAllocator) {
-	a := &memoryAllocator{limit: limit}
+func With(ctx context.Context, limit uint64) (context.Context, *Allocator) {
+	a := &Allocator{limit: limit}
 	return experimental.WithMemoryAllocator(ctx, a), a
 }
 
 // Allocate implements experimental.MemoryAllocator. max is the module's
 // maximum, which wazero has already clamped to the runtime's limit.
-func (a *memoryAllocator) Allocate(_, max uint64) experimental.LinearMemory {
+func (a *Allocator) Allocate(_, max uint64) experimental.LinearMemory {
 	max = min(max, a.limit)
 	if max > math.MaxInt {
 		max = math.MaxInt // a 32-bit host: the reservation fails and the heap is used
@@ -55,9 +60,9 @@ func (a *memoryAllocator) Allocate(_, max uint64) experimental.LinearMemory {
 	return m
 }
 
-// free frees every memory handed out. Free is idempotent, so this is safe
+// Free frees every memory handed out. Free is idempotent, so this is safe
 // after wazero freed them itself.
-func (a *memoryAllocator) free() {
+func (a *Allocator) Free() {
 	if a == nil {
 		return
 	}
@@ -99,4 +104,12 @@ func (m *heapMemory) Free() {
 	m.mu.Lock()
 	m.buf, m.freed = nil, true
 	m.mu.Unlock()
+}
+
+// HeapOnly makes every allocation take the heap fallback until restore is
+// called: for tests and benchmarks of the fallback.
+func HeapOnly() (restore func()) {
+	r := reserve
+	reserve = func(uint64) *mappedMemory { return nil }
+	return func() { reserve = r }
 }

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package runtime
+package memalloc
 
 import (
 	"sync"
@@ -10,6 +10,9 @@ import (
 
 // liveReservations counts the reservations not yet unmapped, for tests.
 var liveReservations atomic.Int64
+
+// Live is how many reservations are mapped now.
+func Live() int64 { return liveReservations.Load() }
 
 // mappedMemory is linear memory in a private anonymous mapping of its
 // maximum size, reserved PROT_NONE with MAP_NORESERVE: it costs address

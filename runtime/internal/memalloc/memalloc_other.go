@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package runtime
+package memalloc
 
 // mappedMemory is not available here: linear memory lives on the Go heap
 // (heapMemory), where growth is amortized but freed memory waits for the

@@ -1,4 +1,4 @@
-package runtime
+package memalloc
 
 import (
 	"testing"
@@ -25,3 +25,6 @@ func TestHeapMemory(t *testing.T) {
 	m.Free()
 	require.Nil(t, m.Reallocate(pageSize))
 }
+
+// pageSize is WebAssembly's page.
+const pageSize = 65536
