@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -173,7 +174,7 @@ func compileModule(ctx context.Context, wr wazero.Runtime, wasm []byte) (c wazer
 // describe, and mounts the granted directories, each at its real path or
 // at the guest path the operator gave (never where the provider asks).
 func (p *Provider) initialize(ctx context.Context) error {
-	if err := instantiateWASI(ctx, p.wr); err != nil {
+	if err := wasiguard.Instantiate(ctx, p.wr, sortedKeys(wasiImports)); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
 	}
 	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {

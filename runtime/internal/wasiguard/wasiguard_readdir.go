@@ -1,7 +1,8 @@
-package runtime
+package wasiguard
 
 import (
 	"context"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/fault"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -15,7 +16,7 @@ import (
 // d_next cookie, overwriting the cut one.
 func guardReaddir(inner api.GoModuleFunction) api.GoModuleFunction {
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		buf, bufLen, usedPtr := api.DecodeU32(stack[1]), api.DecodeU32(stack[2]), api.DecodeU32(stack[4])
 		if bufLen <= readdirChunk {
 			inner.Call(ctx, mod, stack)
@@ -52,7 +53,7 @@ func guardReaddir(inner api.GoModuleFunction) api.GoModuleFunction {
 				return
 			}
 			off, cookie = off+whole, next
-			stopIfDone(ctx)
+			fault.StopIfDone(ctx)
 		}
 		if !mem.WriteUint32Le(usedPtr, off) {
 			stack[0] = errnoFault

@@ -1,11 +1,15 @@
-package runtime
+// Package wasiguard is the host's own wasi_snapshot_preview1: each function
+// wraps wazero's, stops the guest once its call is done, and bounds the work
+// one call may do. It links only the functions the host names; it grants
+// nothing (files, clocks and randomness come from the module's config).
+package wasiguard
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/fault"
 	"strings"
-	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -22,7 +26,7 @@ import (
 // The host therefore links its own module named wasi_snapshot_preview1.
 // Each of its functions wraps wazero's function of the same name, called
 // with the guest's own module (which carries its file descriptors, clocks
-// and random source): it stops the guest with stopFault once the call's
+// and random source): it stops the guest with a fault (runtime/internal/fault) once the call's
 // context is done or its deadline has passed, on entry and between chunks
 // of bulk work, and it bounds what one call may do. The bounds use what
 // WASI lets a host do: short reads and writes (fd_read, fd_pread, fd_write,
@@ -63,21 +67,12 @@ const direntHeader = 24
 
 var le = binary.LittleEndian
 
-// stopIfDone stops the guest, with a fault it cannot catch, once ctx is
-// done or its deadline has passed. The clock is read too, so a guest is
-// stopped on time even when the context's timer has not fired yet.
-func stopIfDone(ctx context.Context) {
-	if err := ctx.Err(); err != nil {
-		panic(stopFault(err))
-	}
-	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
-		panic(stopFault(context.DeadlineExceeded))
-	}
-}
+// Module is the name of the module the guard links.
+const Module = "wasi_snapshot_preview1"
 
-// instantiateWASI links the guarded wasi_snapshot_preview1 into r: only
-// the functions of the allowlist (wasiImports), each wrapping wazero's.
-func instantiateWASI(ctx context.Context, r wazero.Runtime) error {
+// Instantiate links the guarded wasi_snapshot_preview1 into r: only the
+// functions named (the host's allowlist), each wrapping wazero's.
+func Instantiate(ctx context.Context, r wazero.Runtime, names []string) error {
 	inner := r.NewHostModuleBuilder("mcp-wasm:wasi-inner")
 	wasi_snapshot_preview1.NewFunctionExporter().ExportFunctions(inner)
 	compiled, err := inner.Compile(ctx) // compiled for its definitions only; never instantiated
@@ -86,8 +81,8 @@ func instantiateWASI(ctx context.Context, r wazero.Runtime) error {
 	}
 	defer compiled.Close(ctx)
 	defs := compiled.ExportedFunctions()
-	b := r.NewHostModuleBuilder(wasiModule)
-	for _, name := range sortedKeys(wasiImports) {
+	b := r.NewHostModuleBuilder(Module)
+	for _, name := range names {
 		def, ok := defs[name]
 		if !ok {
 			return fmt.Errorf("wazero has no WASI function %s", name)
@@ -122,7 +117,7 @@ func guardWASI(name string, params []string, inner api.GoModuleFunction) api.GoM
 		return guardPaths(params, inner)
 	}
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		inner.Call(ctx, mod, stack)
 	})
 }
@@ -134,7 +129,7 @@ func guardWASI(name string, params []string, inner api.GoModuleFunction) api.GoM
 // and its memory is not shared, so nothing else sees the change.
 func guardIOVecs(inner api.GoModuleFunction) api.GoModuleFunction {
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		iovs, n := api.DecodeU32(stack[1]), min(api.DecodeU32(stack[2]), maxIOVecs)
 		arr, ok := mod.Memory().Read(iovs, n*8)
 		if !ok {
@@ -168,7 +163,7 @@ func guardIOVecs(inner api.GoModuleFunction) api.GoModuleFunction {
 // checking the deadline between chunks: the spec has no short fill.
 func guardRandom(inner api.GoModuleFunction) api.GoModuleFunction {
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		buf, n := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
 		if n <= randomChunk {
 			inner.Call(ctx, mod, stack)
@@ -181,7 +176,7 @@ func guardRandom(inner api.GoModuleFunction) api.GoModuleFunction {
 		sub := make([]uint64, 2)
 		for off := uint32(0); off < n; off += randomChunk {
 			if off > 0 {
-				stopIfDone(ctx)
+				fault.StopIfDone(ctx)
 			}
 			sub[0], sub[1] = uint64(buf+off), uint64(min(randomChunk, n-off))
 			inner.Call(ctx, mod, sub)
@@ -198,7 +193,7 @@ func guardRandom(inner api.GoModuleFunction) api.GoModuleFunction {
 // as poll(2) refuses more descriptors than its limit.
 func guardPoll(inner api.GoModuleFunction) api.GoModuleFunction {
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		if api.DecodeU32(stack[2]) > maxSubscriptions {
 			stack[0] = errnoInval
 			return
@@ -218,7 +213,7 @@ func guardPaths(params []string, inner api.GoModuleFunction) api.GoModuleFunctio
 		}
 	}
 	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-		stopIfDone(ctx)
+		fault.StopIfDone(ctx)
 		for _, i := range lens {
 			if api.DecodeU32(stack[i]) > maxPath {
 				stack[0] = errnoNameTooLong
