@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"log/slog"
 	"time"
@@ -26,7 +27,7 @@ import (
 // with 8 KiB of stack otherwise outgrows it, and the runtime copies the
 // stack, frame by frame, on every read (about 17 µs of a 1 KiB read over
 // stdio, measured). docs/performance.md has the measurement.
-func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *fileTrack) error {
+func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *rootfs.Track) error {
 	if err := p.admit(); err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *in
 		return nil, admitted, err
 	}
 	if in.track != nil {
-		in.track.reset()
+		in.track.Reset()
 	}
 	return in, admitted, nil
 }
@@ -92,15 +93,15 @@ func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *in
 // outcome.
 //
 //go:noinline
-func (p *Provider) conclude(ctx context.Context, in *instance, op string, err error, validate func() error, files *fileTrack) error {
+func (p *Provider) conclude(ctx context.Context, in *instance, op string, err error, validate func() error, files *rootfs.Track) error {
 	if err == nil && validate != nil {
 		if verr := validate(); verr != nil {
 			err = fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, verr)
 		}
 	}
 	if err == nil && files != nil && in.track != nil {
-		files.stamps = append(files.stamps[:0], in.track.stamps...)
-		files.overflow = in.track.overflow
+		files.Stamps = append(files.Stamps[:0], in.track.Stamps...)
+		files.Overflow = in.track.Overflow
 	}
 	fault := isFault(err)
 	keep := !fault && (p.cfg.recycleAfter == 0 || in.calls < p.cfg.recycleAfter)

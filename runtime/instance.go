@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/memalloc"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -20,10 +21,10 @@ type instance struct {
 	sink  *stdioSink
 	stack [1]uint64
 	calls int
-	track *fileTrack // the lookups of the current call under granted directories
+	track *rootfs.Track // the lookups of the current call under granted directories
 	// mounts are the instance's granted directories, whose per-call state
-	// (rootFS.endCall) is dropped when each call ends.
-	mounts []*rootFS
+	// (rootfs.FS.EndCall) is dropped when each call ends.
+	mounts []*rootfs.FS
 	mem    *memalloc.Allocator // the linear memory, freed by close
 }
 
@@ -55,7 +56,7 @@ func (in *instance) call(ctx context.Context, op string, st *callState) (uint32,
 	defer func() {
 		in.sink.st = nil
 		for _, m := range in.mounts {
-			m.endCall()
+			m.EndCall()
 		}
 	}()
 	in.stack[0] = api.EncodeU32(uint32(len(st.input)))
@@ -81,6 +82,6 @@ func (in *instance) close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
 	in.mem.Free()
 	for _, m := range in.mounts {
-		m.endCall()
+		m.EndCall()
 	}
 }

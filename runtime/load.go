@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"io"
@@ -240,7 +241,7 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 }
 
 // mounts opens each granted directory (or the directory of granted single
-// files, see planMounts and openGrant) as a read-only rootFS on an os.Root,
+// files, see planMounts and rootfs.Open) as a read-only rootfs.FS on an os.Root,
 // which refuses paths and symlinks that leave it, mounted at its real path
 // or at the operator's guest path. Each instance mounts copies of them
 // (instanceConfig).
@@ -250,7 +251,7 @@ func (p *Provider) mounts() error {
 		return err
 	}
 	for _, m := range plans {
-		fsys, closer, err := openGrant(m)
+		fsys, closer, err := rootfs.Open(m.host, m.only, m.granted[0])
 		if err != nil {
 			return err
 		}
@@ -263,25 +264,22 @@ func (p *Provider) mounts() error {
 // guestMountFS is one granted directory and where the guest sees it.
 type guestMountFS struct {
 	guest string
-	fs    *rootFS
+	fs    *rootfs.FS
 }
 
 // instanceConfig is the module config of a new instance: its mounts record
 // the lookups of its calls into track, for the read cache.
-func (p *Provider) instanceConfig(track *fileTrack) (wazero.ModuleConfig, []*rootFS) {
+func (p *Provider) instanceConfig(track *rootfs.Track) (wazero.ModuleConfig, []*rootfs.FS) {
 	if len(p.mountFS) == 0 {
 		return p.modCfg, nil
 	}
 	fsCfg := wazero.NewFSConfig()
-	mounts := make([]*rootFS, 0, len(p.mountFS))
-	files := &openFiles{}
+	mounts := make([]*rootfs.FS, 0, len(p.mountFS))
+	files := &rootfs.OpenFiles{}
 	for _, m := range p.mountFS {
-		own := *m.fs
-		own.track = track
-		own.parent = parentDir{}
-		own.files = files
-		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
-		mounts = append(mounts, &own)
+		own := m.fs.ForInstance(track, files)
+		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(own, m.guest)
+		mounts = append(mounts, own)
 	}
 	return p.modCfg.WithFSConfig(fsCfg), mounts
 }
@@ -294,14 +292,14 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	st := p.newState(nil)
 	st.initializing = true
 	start := time.Now()
-	var track *fileTrack // lookups are recorded only for the read cache
+	var track *rootfs.Track // lookups are recorded only for the read cache
 	if p.rt.reads != nil {
-		track = &fileTrack{}
+		track = &rootfs.Track{}
 	}
 	modCfg, mounts := p.instanceConfig(track)
 	in, err := newInstance(ictx, p.wr, p.compiled, modCfg, st, p.cfg.memoryLimit/pageSize*pageSize)
 	for _, m := range mounts { // what _initialize looked up
-		m.endCall()
+		m.EndCall()
 	}
 	if in != nil {
 		in.track, in.mounts = track, mounts

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"os"
 	"os/exec"
@@ -274,10 +275,10 @@ func hostCallDir(t testing.TB) string {
 }
 
 // hostCallMount grants dir as a provider grants a directory.
-func hostCallMount(t *testing.T, dir string) *rootFS {
+func hostCallMount(t *testing.T, dir string) *rootfs.FS {
 	plans, err := planMounts(Grants{Dirs: []DirGrant{{HostPath: dir, GuestPath: "/data"}}})
 	require.NoError(t, err)
-	fsys, closer, err := openGrant(plans[0])
+	fsys, closer, err := rootfs.Open(plans[0].host, plans[0].only, plans[0].granted[0])
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = closer.Close() })
 	return fsys

@@ -1,4 +1,4 @@
-package runtime
+package rootfs
 
 import (
 	"io/fs"

@@ -1,10 +1,14 @@
-package runtime
+// Package readcache keeps guest reads whose cache hint allows it, within
+// a byte budget shared by all providers, and serves one again only while
+// every file it looked up (rootfs.Stamp) is as it was. It never decides
+// what may be cached: the caller passes the expiry (Cacheable) and the
+// lookups.
+package readcache
 
 import (
 	"container/list"
-	"io/fs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,72 +34,6 @@ import (
 // cached read is never older than its hint, and never older than the
 // files it came from.
 
-// DefaultReadCache is the read cache's default budget.
-const DefaultReadCache = 64 << 20
-
-// maxTracked bounds the lookups recorded for one read; a read that makes
-// more is not cached.
-const maxTracked = 256
-
-// fileStamp is what one lookup under a granted directory found.
-type fileStamp struct {
-	dir        grantDir
-	root       string // the directory's host path, shared by its stamps
-	name       string // the name in dir; root and name make the host path
-	follow     bool   // looked up following a final symlink (stat, open)
-	exists     bool
-	ino        uint64
-	size       int64
-	mtim, ctim int64
-}
-
-// fileTrack records the lookups of one instance's current call.
-type fileTrack struct {
-	stamps   []fileStamp
-	overflow bool
-}
-
-// reset starts a call; the last call's names are let go (clear), so that
-// an idle instance does not hold them.
-func (t *fileTrack) reset() {
-	clear(t.stamps)
-	t.stamps, t.overflow = t.stamps[:0], false
-}
-
-func (t *fileTrack) add(s fileStamp) {
-	if t == nil {
-		return
-	}
-	if n := len(t.stamps); n > 0 && t.stamps[n-1] == s {
-		return // the same lookup, finding the same, again (stat, then open)
-	}
-	if len(t.stamps) >= maxTracked {
-		t.overflow = true
-		return
-	}
-	t.stamps = append(t.stamps, s)
-}
-
-// current reports whether a lookup of s now finds the same thing.
-func (s *fileStamp) current() bool {
-	fi, err := s.dir.lookup(s.name, s.follow) // as the guest's lookup resolved it
-	if err != nil {
-		return !s.exists && os.IsNotExist(err)
-	}
-	var now fileStamp
-	now.setInfo(fi)
-	return s.exists && now.ino == s.ino && now.size == s.size && now.mtim == s.mtim && now.ctim == s.ctim
-}
-
-// setInfo fills the stamp from what a lookup found.
-func (s *fileStamp) setInfo(fi fs.FileInfo) {
-	s.exists, s.size, s.mtim = true, fi.Size(), fi.ModTime().UnixNano()
-	s.ino, s.ctim = inodeAndCtime(fi)
-}
-
-// hostPath is the host path of what the lookup looked up.
-func (s *fileStamp) hostPath() string { return filepath.Join(s.root, filepath.FromSlash(s.name)) }
-
 // underHostPath reports whether host is one of paths or below one.
 func underHostPath(host string, paths []string) bool {
 	for _, p := range paths {
@@ -107,7 +45,7 @@ func underHostPath(host string, paths []string) bool {
 }
 
 type cacheKey struct {
-	p   *Provider
+	p   any // the provider, by identity
 	uri string
 }
 
@@ -116,11 +54,11 @@ type cacheEntry struct {
 	res     *abi.ReadResult
 	size    int64
 	expires time.Time
-	files   []fileStamp
+	files   []rootfs.Stamp
 }
 
-// readCache is shared by the providers of a Runtime.
-type readCache struct {
+// Cache is shared by the providers of a Runtime.
+type Cache struct {
 	max int64
 
 	mu      sync.Mutex
@@ -133,15 +71,17 @@ type readCache struct {
 	peak int
 }
 
-func newReadCache(max int64) *readCache {
+// New returns a cache of max bytes, or nil (no cache, every method a
+// no-op) when max is not positive.
+func New(max int64) *Cache {
 	if max <= 0 {
 		return nil
 	}
-	return &readCache{max: max, entries: map[cacheKey]*list.Element{}, lru: list.New()}
+	return &Cache{max: max, entries: map[cacheKey]*list.Element{}, lru: list.New()}
 }
 
-// get returns a copy of the cached read of uri, if it is fresh.
-func (c *readCache) get(p *Provider, uri string, now time.Time) (*abi.ReadResult, bool) {
+// Get returns a copy of the cached read of uri, if it is fresh.
+func (c *Cache) Get(p any, uri string, now time.Time) (*abi.ReadResult, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -161,7 +101,7 @@ func (c *readCache) get(p *Provider, uri string, now time.Time) (*abi.ReadResult
 	files := e.files
 	c.mu.Unlock()
 	for i := range files { // outside the lock: each is a system call
-		if !files[i].current() {
+		if !files[i].Current() {
 			c.drop(p, uri)
 			return nil, false
 		}
@@ -169,12 +109,12 @@ func (c *readCache) get(p *Provider, uri string, now time.Time) (*abi.ReadResult
 	return copyRead(e.res), true
 }
 
-// put keeps res for uri until expires, with the lookups it depended on.
-func (c *readCache) put(p *Provider, uri string, res *abi.ReadResult, expires time.Time, files []fileStamp) {
+// Put keeps res for uri until expires, with the lookups it depended on.
+func (c *Cache) Put(p any, uri string, res *abi.ReadResult, expires time.Time, files []rootfs.Stamp) {
 	if c == nil {
 		return
 	}
-	e := &cacheEntry{key: cacheKey{p, uri}, res: copyRead(res), expires: expires, files: append([]fileStamp(nil), files...)}
+	e := &cacheEntry{key: cacheKey{p, uri}, res: copyRead(res), expires: expires, files: append([]rootfs.Stamp(nil), files...)}
 	e.size = entrySize(e)
 	if e.size > c.max/8 { // one read may not push out most of the others
 		return
@@ -192,7 +132,7 @@ func (c *readCache) put(p *Provider, uri string, res *abi.ReadResult, expires ti
 	}
 }
 
-func (c *readCache) drop(p *Provider, uri string) {
+func (c *Cache) drop(p any, uri string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[cacheKey{p, uri}]; ok {
@@ -200,9 +140,9 @@ func (c *readCache) drop(p *Provider, uri string) {
 	}
 }
 
-// dropProvider drops every entry of p (it closed, or its list changed in
+// DropProvider drops every entry of p (it closed, or its list changed in
 // a way the feed could not map to URIs).
-func (c *readCache) dropProvider(p *Provider) {
+func (c *Cache) DropProvider(p any) {
 	if c == nil {
 		return
 	}
@@ -215,8 +155,8 @@ func (c *readCache) dropProvider(p *Provider) {
 	}
 }
 
-// dropURIs drops p's entries for uris (the change feed reported them).
-func (c *readCache) dropURIs(p *Provider, uris []string) {
+// DropURIs drops p's entries for uris (the change feed reported them).
+func (c *Cache) DropURIs(p any, uris []string) {
 	if c == nil {
 		return
 	}
@@ -225,9 +165,9 @@ func (c *readCache) dropURIs(p *Provider, uris []string) {
 	}
 }
 
-// dropHostPaths drops p's entries that depended on a host path at or below
+// DropHostPaths drops p's entries that depended on a host path at or below
 // one of paths (the directory watch saw them change).
-func (c *readCache) dropHostPaths(p *Provider, paths []string) {
+func (c *Cache) DropHostPaths(p any, paths []string) {
 	if c == nil || len(paths) == 0 {
 		return
 	}
@@ -238,7 +178,7 @@ func (c *readCache) dropHostPaths(p *Provider, paths []string) {
 			continue
 		}
 		for _, f := range el.Value.(*cacheEntry).files {
-			if underHostPath(f.hostPath(), paths) {
+			if underHostPath(f.HostPath(), paths) {
 				c.removeLocked(el)
 				break
 			}
@@ -246,7 +186,7 @@ func (c *readCache) dropHostPaths(p *Provider, paths []string) {
 	}
 }
 
-func (c *readCache) removeLocked(el *list.Element) {
+func (c *Cache) removeLocked(el *list.Element) {
 	e := el.Value.(*cacheEntry)
 	c.lru.Remove(el)
 	delete(c.entries, e.key)
@@ -258,8 +198,8 @@ func (c *readCache) removeLocked(el *list.Element) {
 	}
 }
 
-// usage is the cache's current size in bytes.
-func (c *readCache) usage() int64 {
+// Usage is the cache's current size in bytes.
+func (c *Cache) Usage() int64 {
 	if c == nil {
 		return 0
 	}
@@ -280,7 +220,7 @@ func (c *readCache) usage() int64 {
 var (
 	entryBytes = allocSize(unsafe.Sizeof(cacheEntry{})) + allocSize(unsafe.Sizeof(list.Element{})) +
 		allocSize(unsafe.Sizeof(abi.ReadResult{})) + mapSlotBytes
-	stampBytes   = int64(unsafe.Sizeof(fileStamp{}))
+	stampBytes   = int64(unsafe.Sizeof(rootfs.Stamp{}))
 	contentBytes = int64(unsafe.Sizeof(abi.Content{}))
 )
 
@@ -319,7 +259,7 @@ func entrySize(e *cacheEntry) int64 {
 	}
 	n += allocSize(uintptr(int64(cap(e.files)) * stampBytes))
 	for i := range e.files {
-		n += allocSize(uintptr(len(e.files[i].name)) + 1) // cut from "/"+name (rootFS.name)
+		n += allocSize(uintptr(len(e.files[i].Name())) + 1) // cut from "/"+name (rootFS.name)
 	}
 	return n
 }
@@ -350,8 +290,8 @@ func copyRead(r *abi.ReadResult) *abi.ReadResult {
 	return &out
 }
 
-// cacheable returns until when a read with hint h may be kept, or false.
-func cacheable(h *abi.CacheHint, now time.Time) (time.Time, bool) {
+// Cacheable returns until when a read with hint h may be kept, or false.
+func Cacheable(h *abi.CacheHint, now time.Time) (time.Time, bool) {
 	if h == nil || h.TTLMs <= 0 || h.Scope != abi.ScopePublic {
 		return time.Time{}, false
 	}

@@ -1,4 +1,10 @@
-package runtime
+// Package rootfs serves an operator's file grants to a guest as wazero's
+// low-level filesystem, read-only, on an os.Root: every path resolves
+// inside the granted directory, special files are never opened, a mount of
+// single files serves only their names, and an instance holds at most
+// maxOpenFiles open. It records what each call looked up, for the read
+// cache. It plans nothing: the root hands it the directory to open.
+package rootfs
 
 import (
 	"errors"
@@ -11,6 +17,9 @@ import (
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
 )
+
+// FS is a granted directory as wazero's filesystem (rootFS).
+type FS = rootFS
 
 // rootFS is a granted directory as wazero's low-level filesystem
 // (experimental/sys.FS), on an os.Root: every path resolves inside the
@@ -40,21 +49,21 @@ type rootFS struct {
 	// (rootfs_stat_linux.go); the provider closes it with the root.
 	dirfd int
 	// track, in an instance's copy of the mount, records the lookups of
-	// the instance's current call (readcache.go).
-	track *fileTrack
+	// the instance's current call (track.go).
+	track *Track
 	// parent, in an instance's copy, holds the directory the current call
 	// last looked a deeper name up in (rootfs_stat_linux.go), until the
 	// call ends (endCall).
 	parent parentDir
 	// only, when set, holds the names this directory serves (single-file
-	// grants, see openGrant), guest name -> host name; every other name
+	// grants, see Open), guest name -> host name; every other name
 	// does not exist, and a symlink put in place of one is refused (the
 	// operator's symlinks were resolved when the grant was planned).
 	// onlyHost is the reverse map.
 	only, onlyHost map[string]string
 	// files, in an instance's copy, counts the files the instance holds
 	// open across its mounts (rootfs_limit.go).
-	files *openFiles
+	files *OpenFiles
 }
 
 // name maps a guest path (relative to the mount, as wazero passes it) to
@@ -121,14 +130,30 @@ func (r *rootFS) lookup(n string, follow bool) (fs.FileInfo, error) {
 	return r.dir().lookup(n, follow)
 }
 
-// endCall closes what the call held open (the parent directory).
-func (r *rootFS) endCall() { r.parent.close() }
+// EndCall closes what the call held open (the parent directory).
+func (r *rootFS) EndCall() { r.parent.close() }
+
+// ForInstance is an instance's own copy of the mount: it records the
+// lookups of the instance's calls into track (nil: none), and counts its
+// open files in files, which the instance's mounts share (rootfs_limit.go).
+func (r *rootFS) ForInstance(track *Track, files *OpenFiles) *FS {
+	own := *r
+	own.track, own.parent, own.files = track, parentDir{}, files
+	return &own
+}
+
+// Host is the granted directory's host path.
+func (r *rootFS) Host() string { return r.host }
+
+// Only is the names a mount of single files serves (guest name -> host
+// name), or nil for a whole tree. The caller must not change it.
+func (r *rootFS) Only() map[string]string { return r.only }
 
 func (r *rootFS) dir() grantDir { return grantDir{root: r.root, dirfd: r.dirfd} }
 
 // grantDir is a granted directory as lookups see it: what the guest's
 // stats and opens resolve names in, and what the read cache re-checks
-// them in (readcache.go), by the same rules.
+// them in (Stamp.Current), by the same rules.
 type grantDir struct {
 	root  *os.Root
 	dirfd int // for the fast path (rootfs_stat_linux.go); 0 if none
@@ -180,12 +205,12 @@ func (r *rootFS) record(name string, follow bool, fi fs.FileInfo, err error) {
 	if r.track == nil {
 		return
 	}
-	s := fileStamp{dir: r.dir(), root: r.host, name: name, follow: follow}
+	s := Stamp{dir: r.dir(), root: r.host, name: name, follow: follow}
 	switch {
 	case err == nil:
 		s.setInfo(fi)
 	case !errors.Is(err, fs.ErrNotExist):
-		r.track.overflow = true // an error the cache cannot re-check: do not cache
+		r.track.Overflow = true // an error the cache cannot re-check: do not cache
 		return
 	}
 	r.track.add(s)
@@ -279,7 +304,7 @@ type rootFile struct {
 	// dirents reads the directory's entries (rootfs_dirent_*.go).
 	dirents direntReader
 	// count is the instance's open-file count, released once at Close.
-	count *openFiles
+	count *OpenFiles
 }
 
 func (f *rootFile) Dev() (uint64, experimentalsys.Errno) {

@@ -1,4 +1,4 @@
-package runtime
+package rootfs
 
 import experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 

@@ -1,6 +1,6 @@
 //go:build linux && !amd64 && !arm64
 
-package runtime
+package rootfs
 
 // sysFstatat (0): no fast path on this architecture (its fstatat may fill
 // another struct than syscall.Stat_t); os.Root stats the name.

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package runtime
+package rootfs
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package runtime
+package rootfs
 
 import (
 	"sync/atomic"
@@ -14,13 +14,13 @@ import (
 // server's ability to accept a connection or open a module.
 const maxOpenFiles = 256
 
-// openFiles counts the files an instance's mounts hold open.
-type openFiles struct{ n atomic.Int32 }
+// OpenFiles counts the files an instance's mounts hold open.
+type OpenFiles struct{ n atomic.Int32 }
 
 // acquire counts one more open file, or fails at the cap with EAGAIN, the
 // errno of a resource limit (as fork's process limit): wazero's errno set
 // has no EMFILE.
-func (o *openFiles) acquire() experimentalsys.Errno {
+func (o *OpenFiles) acquire() experimentalsys.Errno {
 	if o == nil {
 		return 0
 	}
@@ -31,7 +31,7 @@ func (o *openFiles) acquire() experimentalsys.Errno {
 	return 0
 }
 
-func (o *openFiles) release() {
+func (o *OpenFiles) release() {
 	if o != nil {
 		o.n.Add(-1)
 	}

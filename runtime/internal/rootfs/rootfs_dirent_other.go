@@ -1,6 +1,6 @@
 //go:build !(linux || darwin)
 
-package runtime
+package rootfs
 
 import (
 	"errors"
