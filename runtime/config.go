@@ -31,11 +31,14 @@ func NewConfig() Config {
 	return Config{maxConcurrency: max(4, 2*goruntime.GOMAXPROCS(0)), readCache: DefaultReadCache}
 }
 
+// DefaultReadCache is the read cache's default budget.
+const DefaultReadCache = 64 << 20
+
 // WithReadCache sets the read cache's budget in bytes, shared by every
 // provider; 0 turns it off. A read is cached only when its cache hint allows
 // (public scope, positive ttl), for at most that ttl, and only while every
-// file it looked up under its grants is unchanged (readcache.go). Defaults
-// to DefaultReadCache (64 MiB).
+// file it looked up under its grants is unchanged (internal/readcache).
+// Defaults to DefaultReadCache (64 MiB).
 func (c Config) WithReadCache(bytes int64) Config { c.readCache = bytes; return c }
 
 // WithCacheDir sets the on-disk compilation cache directory. It is created

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/fault"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -50,30 +51,15 @@ func withState(ctx context.Context, st *callState) context.Context {
 	return context.WithValue(ctx, stateKey{}, st)
 }
 
-// hostFault is what a host import panics with; wazero wraps it with %w, so
-// the call's error unwraps to kind (and to cause, when set).
-type hostFault struct {
-	kind  error
-	msg   string
-	cause error
-}
+// hostFault is what a host import panics with (internal/fault).
+type hostFault = fault.Fault
 
-func (f *hostFault) Error() string { return f.msg }
-func (f *hostFault) Unwrap() []error {
-	if f.cause != nil {
-		return []error{f.kind, f.cause}
-	}
-	return []error{f.kind}
-}
-
-func violation(format string, args ...any) *hostFault {
-	return &hostFault{kind: abi.ErrViolation, msg: fmt.Sprintf(format, args...)}
-}
+var violation = fault.Violation
 
 // enter fetches the call state and stops the guest if the call is done or
 // past its deadline.
 func enter(ctx context.Context, name string) *callState {
-	stopIfDone(ctx)
+	fault.StopIfDone(ctx)
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	if st == nil || st.initializing {
 		panic(violation("%s called outside an operation call (during _initialize or a start function)", name))
@@ -143,7 +129,7 @@ func configGet(ctx context.Context, mod api.Module, stack []uint64) {
 
 // envAbort is AssemblyScript's abort(msg, file, line, col): a guest trap.
 func envAbort(_ context.Context, _ api.Module, stack []uint64) {
-	panic(&hostFault{kind: abi.ErrTrap, msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
+	panic(&hostFault{Kind: abi.ErrTrap, Msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
 }
 
 // instantiateHostModules links mcpw_v1 and env.abort into r; http_fetch

@@ -39,7 +39,7 @@ func (e *egress) httpFetch(ctx context.Context, mod api.Module, stack []uint64) 
 		resp = e.fetch(ctx, src)
 	}
 	if ctx.Err() != nil {
-		panic(&hostFault{kind: abi.ErrTimeout, msg: abi.ImportHTTPFetch + ": call deadline passed during the request"})
+		panic(&hostFault{Kind: abi.ErrTimeout, Msg: abi.ImportHTTPFetch + ": call deadline passed during the request"})
 	}
 	st.fetched = encodeFetch(resp)
 	stack[0] = uint64(len(st.fetched))
