@@ -206,7 +206,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 }
 
 // TestExampleConfigs keeps the examples valid: the files in
-// testdata/config (but broken.json) and the one in the README.
+// testdata/config (but broken.json) and the one in docs/config.md.
 func TestExampleConfigs(t *testing.T) {
 	env := func(string) (string, bool) { return "x", true }
 	for _, name := range []string{"minimal.json", "full.json"} {
@@ -216,11 +216,11 @@ func TestExampleConfigs(t *testing.T) {
 	_, err := Read(testkit.Fixture("config", "broken.json"), env)
 	require.ErrorContains(t, err, `broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry"`)
 
-	readme, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
+	doc, err := os.ReadFile(filepath.Join(testguest.Root(), "docs", "config.md"))
 	require.NoError(t, err)
-	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(readme)
-	require.NotNil(t, m, "README.md must hold the config example after <!-- config example -->")
-	src := &source{name: "README.md", data: m[1]}
+	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(doc)
+	require.NotNil(t, m, "docs/config.md must hold the config example after <!-- config example -->")
+	src := &source{name: "docs/config.md", data: m[1]}
 	var fc fileConfig
 	require.NoError(t, decodeStrict(src, &fc))
 	require.NotEmpty(t, fc.Providers)
