@@ -62,7 +62,7 @@ func pageStats(t testing.TB, cs *mcp.ClientSession) (seen map[string]int, pages,
 // TestE2E_LargeTreeWithinClientPageLimit: a 100,000-file tree lists
 // completely, each file once, within the 64 pages at which common clients
 // stop, with the server's default page size.
-// MCPW_LARGE_TREE=N lists N files instead (the README's measurements).
+// MCPW_LARGE_TREE=N lists N files instead (the measurements in docs/protocol.md).
 func TestE2E_LargeTreeWithinClientPageLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 files")
