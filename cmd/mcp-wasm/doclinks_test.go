@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,18 +15,40 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 )
 
-// linkedDocs are the files whose relative links TestDocLinks follows: the
-// front door, its topic pages, and RATIONALE.md (which they link into).
+// linkedDocs are the files whose relative links TestDocLinks follows:
+// every Markdown file of the tree (the front door, its topic pages,
+// RATIONALE.md, abi/ABI.md, each guest's and deploy's README), but what
+// build/ and node_modules hold.
 func linkedDocs(t *testing.T) []string {
-	return append(docFiles(t), "RATIONALE.md")
+	t.Helper()
+	root := testguest.Root()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (d.Name() == "build" || d.Name() == "node_modules" || d.Name() == "target" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, err := filepath.Rel(root, path)
+			out = append(out, rel)
+			return err
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for _, doc := range append(docFiles(t), "RATIONALE.md", filepath.Join("abi", "ABI.md")) {
+		require.Contains(t, out, filepath.FromSlash(doc))
+	}
+	return out
 }
 
 // mdLinkRE is an inline link or image, [text](target) or
 // [text](target "title"); its target is group 1.
 var mdLinkRE = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
-// TestDocLinks: every relative link of README.md, docs/*.md and
-// RATIONALE.md names a file or directory of the tree, and a #fragment
+// TestDocLinks: every relative link of the Markdown files (linkedDocs) names a file or directory of the tree, and a #fragment
 // names a heading (or an <a name> anchor) of the Markdown file it points
 // into, as GitHub renders them.
 func TestDocLinks(t *testing.T) {
