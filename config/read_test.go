@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	mcpserver "github.com/mcp-wasm/mcp-wasm/server"
 )
 
 func TestReadConfig_problems(t *testing.T) {
@@ -203,6 +204,38 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		}
 	}
 	walk("", reflect.TypeFor[fileConfig](), schema)
+}
+
+// TestSchemaBounds: the bounds and defaults the schema shows editors are
+// the ones the server and runtime apply.
+func TestSchemaBounds(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testguest.Root(), "docs", "config.schema.json"))
+	require.NoError(t, err)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal(b, &schema))
+	at := func(path ...string) map[string]any {
+		node := schema
+		for _, p := range path {
+			node = node[p].(map[string]any)
+		}
+		return node
+	}
+	server := at("$defs", "server", "properties")
+	limits := at("$defs", "limits", "properties")
+	for _, c := range []struct {
+		name          string
+		node          map[string]any
+		min, max, def float64
+	}{
+		{"server.pageSize", server["pageSize"].(map[string]any), 1, mcpserver.MaxPageSize, mcpserver.DefaultPageSize},
+		{"server.maxSubscriptions", server["maxSubscriptions"].(map[string]any), 1, mcpserver.MaxSubscriptions, mcpserver.DefaultMaxSubscriptions},
+		{"limits.poolSize", limits["poolSize"].(map[string]any), 1, 256, runtime.DefaultPoolSize},
+	} {
+		require.Equal(t, c.min, c.node["minimum"], "%s: minimum", c.name)
+		require.Equal(t, c.max, c.node["maximum"], "%s: maximum", c.name)
+		require.Equal(t, c.def, c.node["default"], "%s: default", c.name)
+	}
+	require.Equal(t, float64(runtime.DefaultFaultThreshold), at("$defs", "quarantine", "properties", "after")["default"], "limits.quarantine.after: default")
 }
 
 // TestExampleConfigs keeps the examples valid: the files in
