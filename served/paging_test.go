@@ -92,7 +92,7 @@ func pageStats(t testing.TB, cs *mcp.ClientSession) (seen map[string]int, pages,
 // built-in files provider (guests/cfiles, which the binary embeds) lists
 // completely, each file once, within the 64 pages at which common clients
 // stop, with the server's default page size.
-// MCPW_LARGE_TREE=N lists N files instead (the README's measurements).
+// MCPW_LARGE_TREE=N lists N files instead (the measurements in docs/protocol.md).
 func TestLargeTreeWithinClientPageLimit(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -49,9 +49,9 @@ func serveCommand() *cli.Command {
 			"finish; the process exits at most --shutdown-timeout (10s) after the signal, or\n" +
 			"after the end of stdin, whatever still runs (status 1 then); a second signal exits\n" +
 			"at once. --resource-tools also offers the resources as tools, for clients that only\n" +
-			"call tools (README \"Resources as tools\").\n" +
+			"call tools (docs/resource-tools.md).\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
-			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
+			"endpoint), /healthz and /readyz; see docs/http.md. On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
 			"--timeout, or --request-timeout if longer, within --shutdown-timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
