@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/memalloc"
 )
 
 func noAdmit(context.Context) error { return nil }
@@ -77,7 +78,7 @@ func TestPool_IdleShrink(t *testing.T) {
 		held[i] = in
 	}
 	require.Equal(t, 4, p.pool.liveCount())
-	before := liveReservations.Load()
+	before := memalloc.Live()
 	for _, in := range held {
 		tick(time.Second)
 		p.pool.release(ctx, in, true)
@@ -86,7 +87,7 @@ func TestPool_IdleShrink(t *testing.T) {
 	cutoff := tick(time.Second).Add(-time.Second) // all four released at or before it
 	require.Equal(t, 3, p.pool.shrink(ctx, cutoff.Add(time.Nanosecond), 1))
 	require.Equal(t, 1, p.pool.liveCount())
-	require.Equal(t, before-3, liveReservations.Load(), "the closed instances' linear memory is unmapped")
+	require.Equal(t, before-3, memalloc.Live(), "the closed instances' linear memory is unmapped")
 	require.Len(t, p.pool.idle, 1)
 	require.Same(t, held[3], p.pool.idle[0].in, "the most recently used instance is kept")
 	require.Zero(t, p.pool.shrink(ctx, tick(time.Hour), 1), "one instance stays warm")
