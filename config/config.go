@@ -74,6 +74,8 @@ type Server struct {
 	// ReadCache is the read cache's budget in bytes, 0 for off
 	// (runtime.Config.WithReadCache).
 	ReadCache *uint64
+	// Bus is the URL of the fleet's Redis bus (serve --bus).
+	Bus *string
 }
 
 // Watching reports whether file changes trigger a reload (default true).

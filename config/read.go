@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -51,6 +52,8 @@ type serverFile struct {
 	ResourceTools *bool `json:"resourceTools"`
 	// ReadCache is the read cache's budget (serve --read-cache); 0 is off.
 	ReadCache *byteSize `json:"readCache"`
+	// Bus is the fleet's bus (serve --bus): redis:// or rediss:// URL.
+	Bus *string `json:"bus"`
 }
 
 type providerFile struct {
@@ -240,10 +243,15 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 			bad(key, fmt.Sprintf("is %d: give a positive number, or remove the key for the default", *n))
 		}
 	}
+	if s.Bus != nil {
+		if u, err := url.Parse(*s.Bus); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			bad("bus", "is not a redis://HOST:PORT/N or rediss://HOST:PORT/N URL (a password is better kept out of the file: set MCP_WASM_BUS instead)")
+		}
+	}
 	if len(problems) > 0 {
 		return Server{}, &Error{src.name, problems}
 	}
-	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
+	out := Server{Bus: s.Bus, PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
 		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions,
 		InsecureRegistries: s.InsecureRegistries, ResourceTools: s.ResourceTools}
 	if s.ReadCache != nil {

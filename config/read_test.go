@@ -266,6 +266,16 @@ func TestValidSchemePrefix(t *testing.T) {
 	}
 }
 
+func TestRead_bus(t *testing.T) {
+	cfg, err := Read(testkit.WriteConfig(t, `{"server": {"bus": "rediss://redis.internal:6380/2"}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+	require.NoError(t, err)
+	require.Equal(t, "rediss://redis.internal:6380/2", *cfg.Server.Bus)
+	for _, bad := range []string{`"http://redis:6379"`, `"redis://"`, `"6379"`} {
+		_, err := Read(testkit.WriteConfig(t, `{"server": {"bus": `+bad+`}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+		require.ErrorContains(t, err, "server.bus", bad)
+	}
+}
+
 func TestRead_readCache(t *testing.T) {
 	for text, want := range map[string]uint64{`"16MiB"`: 16 << 20, `0`: 0, `1048576`: 1 << 20} {
 		cfg, err := Read(testkit.WriteConfig(t, `{"server": {"readCache": `+text+`}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)

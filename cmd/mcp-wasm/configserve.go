@@ -117,7 +117,7 @@ func refuseProviderFlags(c *cli.Context) error {
 // unless given on the command line.
 func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 	s := cfg.Server
-	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir}
+	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir, "bus": s.Bus}
 	for flag, n := range map[string]*int{"page-size": s.PageSize, "max-concurrency": s.MaxConcurrency, "max-subscriptions": s.MaxSubscriptions} {
 		if n != nil {
 			v := strconv.Itoa(*n)
