@@ -27,9 +27,9 @@ var (
 	ErrLimit = errors.New("module over a host limit")
 	// ErrCompile: wazero could not compile the module (or compilation timed
 	// out), or it uses a WebAssembly feature the host does not enable.
-	ErrCompile = errs.Compile
+	ErrCompile = errs.ErrCompile
 	// ErrInit: _initialize or describe failed; also wraps the abi fault kind.
 	ErrInit = errors.New("provider initialization failed")
 	// ErrConfig: a Config or ProviderConfig value is invalid.
-	ErrConfig = errs.Config
+	ErrConfig = errs.ErrConfig
 )

@@ -1,13 +1,13 @@
 // Package errs holds the runtime's error sentinels that its capability
 // packages wrap: package runtime exports the same values (runtime.ErrConfig
-// is errs.Config), so errors.Is holds across the seam. It holds nothing else.
+// is errs.ErrConfig), so errors.Is holds across the seam. It holds nothing else.
 package errs
 
 import "errors"
 
 var (
-	// Compile: see runtime.ErrCompile.
-	Compile = errors.New("compile failed")
-	// Config: see runtime.ErrConfig.
-	Config = errors.New("invalid configuration")
+	// ErrCompile: see runtime.ErrCompile.
+	ErrCompile = errors.New("compile failed")
+	// ErrConfig: see runtime.ErrConfig.
+	ErrConfig = errors.New("invalid configuration")
 )

@@ -19,12 +19,12 @@ import (
 func Open(host string, only map[string]string, granted string) (fsys *rootFS, closer io.Closer, err error) {
 	root, err := os.OpenRoot(host)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: open granted path %s: %w", errs.Config, granted, err)
+		return nil, nil, fmt.Errorf("%w: open granted path %s: %w", errs.ErrConfig, granted, err)
 	}
 	dir, err := root.Open(".")
 	if err != nil {
 		_ = root.Close()
-		return nil, nil, fmt.Errorf("%w: open granted path %s: %w", errs.Config, granted, err)
+		return nil, nil, fmt.Errorf("%w: open granted path %s: %w", errs.ErrConfig, granted, err)
 	}
 	fsys = &rootFS{root: root, host: host, dirfd: int(dir.Fd())}
 	if only != nil {
