@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
@@ -179,7 +180,7 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if err := wasiguard.Instantiate(ctx, p.wr, sortedKeys(wasiImports)); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
 	}
-	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {
+	if err := instantiateHostModules(ctx, p.wr, egress.New(p.cfg.grants.HTTP.egressGrant(), func() *slog.Logger { return p.log })); err != nil {
 		return fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	if err := p.rt.enter(ctx, &p.share); err != nil {

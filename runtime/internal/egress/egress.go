@@ -1,4 +1,9 @@
-package runtime
+// Package egress is a provider's outbound HTTP: the operator's allowlist
+// of URL prefixes, parsed strictly, and a client whose every request,
+// redirect and connection (after DNS) is checked against it. It grants
+// nothing by itself: the root passes the operator's grant down, and links
+// http_fetch only when one was given.
+package egress
 
 import (
 	"context"
@@ -9,9 +14,46 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"sort"
 	"syscall"
 	"time"
 )
+
+// Defaults of a grant (runtime.DefaultMaxResponse and
+// DefaultMaxRequest).
+const (
+	DefaultMaxResponse = 1 << 20
+	DefaultMaxRequest  = 64 << 10
+)
+
+// Grant is the operator's HTTP grant as the root passes it down (see
+// runtime.HTTPGrant for each field), already validated.
+type Grant struct {
+	Allow               []Rule
+	AllowPrivateNetwork bool
+	MaxResponseBytes    int
+	MaxRequestBytes     int
+	Timeout             time.Duration
+}
+
+// Rule is one allowed URL prefix (see runtime.HTTPRule).
+type Rule struct {
+	Prefix  string
+	Methods []string
+}
+
+// SortedMethods returns a rule's methods, defaulted and sorted.
+func (r Rule) SortedMethods() []string {
+	if len(r.Methods) == 0 {
+		return []string{"GET", "HEAD"}
+	}
+	m := append([]string(nil), r.Methods...)
+	sort.Strings(m)
+	return m
+}
+
+// Egress is one provider's outbound HTTP (egress).
+type Egress = egress
 
 // Fixed bounds of the egress client.
 const (
@@ -43,18 +85,18 @@ type deniedError struct{ msg string }
 
 func (e *deniedError) Error() string { return e.msg }
 
-// newEgress builds the client for g, or returns nil when g grants nothing.
+// New builds the client for g, or returns nil when g grants nothing.
 // g has been validated.
-func newEgress(g HTTPGrant, log func() *slog.Logger) *egress {
-	if !g.Granted() {
+func New(g Grant, log func() *slog.Logger) *egress {
+	if len(g.Allow) == 0 {
 		return nil
 	}
 	e := &egress{privateOK: g.AllowPrivateNetwork, maxResp: g.MaxResponseBytes, maxReq: g.MaxRequestBytes, timeout: g.Timeout, log: log}
 	if e.maxResp == 0 {
-		e.maxResp = DefaultHTTPMaxResponse
+		e.maxResp = DefaultMaxResponse
 	}
 	if e.maxReq == 0 {
-		e.maxReq = DefaultHTTPMaxRequest
+		e.maxReq = DefaultMaxRequest
 	}
 	for _, r := range g.Allow {
 		pr, _ := parseRule(r)
@@ -168,4 +210,5 @@ func (e *egress) control(network, address string, _ syscall.RawConn) error {
 }
 
 // close drops idle connections; called when the provider's runtime closes.
-func (e *egress) close() { e.client.CloseIdleConnections() }
+// Close drops the client's idle connections.
+func (e *egress) Close() { e.client.CloseIdleConnections() }

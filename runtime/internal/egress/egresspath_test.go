@@ -1,4 +1,4 @@
-package runtime
+package egress
 
 import (
 	"net/url"
@@ -173,7 +173,7 @@ func FuzzCheckURL(f *testing.F) {
 	}
 	var rules []rule
 	for _, prefix := range []string{"http://h/api/", "http://h/api", "http://h/"} {
-		r, err := parseRule(HTTPRule{Prefix: prefix})
+		r, err := parseRule(Rule{Prefix: prefix})
 		require.NoError(f, err)
 		rules = append(rules, r)
 	}

@@ -1,23 +1,25 @@
-package runtime
+package egress
 
 import (
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
 )
 
-// rule is a parsed HTTPRule: everything compared in canonical form.
+// rule is a parsed Rule: everything compared in canonical form.
 type rule struct {
 	scheme, host, port, path string
 	methods                  []string
 }
 
 // parseRule parses and checks an operator's prefix.
-func parseRule(r HTTPRule) (rule, error) {
+func parseRule(r Rule) (rule, error) {
 	bad := func(why string) (rule, error) {
-		return rule{}, fmt.Errorf("%w: http prefix %q: %s", ErrConfig, r.Prefix, why)
+		return rule{}, fmt.Errorf("%w: http prefix %q: %s", errs.Config, r.Prefix, why)
 	}
 	u, err := url.Parse(r.Prefix)
 	switch {
@@ -45,8 +47,21 @@ func parseRule(r HTTPRule) (rule, error) {
 			return bad(fmt.Sprintf("method %q: use GET, HEAD or POST", m))
 		}
 	}
-	out.methods = r.sortedMethods()
+	out.methods = r.SortedMethods()
 	return out, nil
+}
+
+// CheckRule reports what is wrong with r, wrapping runtime.ErrConfig.
+func CheckRule(r Rule) error {
+	_, err := parseRule(r)
+	return err
+}
+
+// RuleAllows reports whether r, if valid, allows method on u (which has
+// not been checked: see checkURL).
+func RuleAllows(r Rule, method string, u *url.URL) bool {
+	pr, err := parseRule(r)
+	return err == nil && pr.allows(method, u)
 }
 
 // allows reports whether the rule allows method on u. u has already passed
@@ -101,5 +116,5 @@ func redact(u *url.URL) string {
 	if u.RawQuery != "" {
 		s += "?…"
 	}
-	return Sanitize(s, 200)
+	return textsafe.Sanitize(s, 200)
 }

@@ -1,8 +1,9 @@
-package runtime
+package egress
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
 	"io"
 	"log/slog"
 	"net"
@@ -27,7 +28,7 @@ func TestParseRule(t *testing.T) {
 		"http://[::1]:9/x":            {scheme: "http", host: "::1", port: "9", path: "/x"},
 	}
 	for prefix, want := range ok {
-		got, err := parseRule(HTTPRule{Prefix: prefix})
+		got, err := parseRule(Rule{Prefix: prefix})
 		require.NoError(t, err, prefix)
 		want.methods = []string{"GET", "HEAD"}
 		require.Equal(t, want, got, prefix)
@@ -36,17 +37,17 @@ func TestParseRule(t *testing.T) {
 		"ftp://h/", "h/x", "//h/x", "https://u:p@h/", "https://h/?q=1", "https://h/#f", "https://h/a/../b",
 		"https://h/a/%2e%2e/b", "https://h/a%2Fb", "https://h//x", "https://bücher.de/", "mailto:x@h", "",
 	} {
-		_, err := parseRule(HTTPRule{Prefix: prefix})
-		require.ErrorIs(t, err, ErrConfig, prefix)
+		_, err := parseRule(Rule{Prefix: prefix})
+		require.ErrorIs(t, err, errs.Config, prefix)
 	}
-	_, err := parseRule(HTTPRule{Prefix: "https://h/", Methods: []string{"DELETE"}})
-	require.ErrorIs(t, err, ErrConfig)
+	_, err := parseRule(Rule{Prefix: "https://h/", Methods: []string{"DELETE"}})
+	require.ErrorIs(t, err, errs.Config)
 }
 
 func TestRuleAllows(t *testing.T) {
-	r, err := parseRule(HTTPRule{Prefix: "https://api.example.com/v1"})
+	r, err := parseRule(Rule{Prefix: "https://api.example.com/v1"})
 	require.NoError(t, err)
-	slash, err := parseRule(HTTPRule{Prefix: "https://api.example.com/v1/", Methods: []string{"POST"}})
+	slash, err := parseRule(Rule{Prefix: "https://api.example.com/v1/", Methods: []string{"POST"}})
 	require.NoError(t, err)
 	cases := []struct {
 		rule   rule
@@ -168,19 +169,21 @@ func TestAddrVerdict(t *testing.T) {
 }
 
 // testEgress returns an egress for g whose refusals go to logs.
-func testEgress(t *testing.T, g HTTPGrant) (*egress, *strings.Builder) {
+func testEgress(t *testing.T, g Grant) (*Egress, *strings.Builder) {
 	t.Helper()
-	require.NoError(t, g.validate())
+	for _, r := range g.Allow {
+		require.NoError(t, CheckRule(r))
+	}
 	var logs strings.Builder
 	l := slog.New(slog.NewTextHandler(&logs, nil))
-	e := newEgress(g, func() *slog.Logger { return l })
+	e := New(g, func() *slog.Logger { return l })
 	require.NotNil(t, e)
-	t.Cleanup(e.close)
+	t.Cleanup(e.Close)
 	return e, &logs
 }
 
 // fetchJSON runs one request through e.fetch and returns the decoded payload.
-func fetchJSON(t *testing.T, ctx context.Context, e *egress, req abi.FetchRequest) abi.FetchResponse {
+func fetchJSON(t *testing.T, ctx context.Context, e *Egress, req abi.FetchRequest) abi.FetchResponse {
 	t.Helper()
 	b, err := json.Marshal(req)
 	require.NoError(t, err)
@@ -218,7 +221,7 @@ func TestEgressFetch(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	e, _ := testEgress(t, HTTPGrant{Allow: []HTTPRule{{Prefix: srv.URL + "/api/", Methods: []string{"GET", "POST"}}}, AllowPrivateNetwork: true})
+	e, _ := testEgress(t, Grant{Allow: []Rule{{Prefix: srv.URL + "/api/", Methods: []string{"GET", "POST"}}}, AllowPrivateNetwork: true})
 	ctx := t.Context()
 
 	r := fetchJSON(t, ctx, e, abi.FetchRequest{URL: srv.URL + "/api/json", Headers: map[string]string{"Authorization": "Bearer t"}})
@@ -274,8 +277,8 @@ func TestEgressRefusals(t *testing.T) {
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	local := "http://localhost:" + itoa(port)
-	g := HTTPGrant{
-		Allow: []HTTPRule{
+	g := Grant{
+		Allow: []Rule{
 			{Prefix: srv.URL + "/api/"},
 			{Prefix: local + "/api/"},
 			{Prefix: "http://10.0.0.1/"},
@@ -296,7 +299,7 @@ func TestEgressRefusals(t *testing.T) {
 		return system(ctx, host) // localhost: from /etc/hosts
 	}
 	ctx := t.Context()
-	get := func(e *egress, u string) abi.FetchResponse { return fetchJSON(t, ctx, e, abi.FetchRequest{URL: u}) }
+	get := func(e *Egress, u string) abi.FetchResponse { return fetchJSON(t, ctx, e, abi.FetchRequest{URL: u}) }
 
 	r := get(e, srv.URL+"/api/redirect-in")
 	require.Equal(t, "ok", r.Body, "a redirect inside the allowlist is followed")
@@ -347,32 +350,18 @@ func TestEgressIgnoresProxyEnvironment(t *testing.T) {
 	t.Setenv("http_proxy", proxy.URL)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "direct") }))
 	t.Cleanup(srv.Close)
-	e, _ := testEgress(t, HTTPGrant{Allow: []HTTPRule{{Prefix: srv.URL + "/"}}, AllowPrivateNetwork: true})
+	e, _ := testEgress(t, Grant{Allow: []Rule{{Prefix: srv.URL + "/"}}, AllowPrivateNetwork: true})
 	r := fetchJSON(t, t.Context(), e, abi.FetchRequest{URL: srv.URL + "/x"})
 	require.Equal(t, "direct", r.Body)
 	require.False(t, proxied)
 }
 
 func TestEgressControl(t *testing.T) {
-	e, _ := testEgress(t, HTTPGrant{Allow: []HTTPRule{{Prefix: "https://h/"}}})
+	e, _ := testEgress(t, Grant{Allow: []Rule{{Prefix: "https://h/"}}})
 	require.NoError(t, e.control("tcp4", "93.184.215.14:443", nil))
 	require.ErrorContains(t, e.control("tcp4", "127.0.0.1:443", nil), "loopback")
 	require.ErrorContains(t, e.control("udp4", "93.184.215.14:53", nil), "not TCP")
 	require.ErrorContains(t, e.control("tcp6", "[fd00:ec2::254]:80", nil), "metadata")
-}
-
-func TestHTTPGrantValidate(t *testing.T) {
-	require.NoError(t, HTTPGrant{}.validate())
-	for name, g := range map[string]HTTPGrant{
-		"settings without prefix": {AllowPrivateNetwork: true},
-		"bad prefix":              {Allow: []HTTPRule{{Prefix: "ftp://h/"}}},
-		"negative cap":            {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxResponseBytes: -1},
-		"huge cap":                {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxResponseBytes: 1 << 30},
-		"huge request":            {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxRequestBytes: 1 << 30},
-		"negative timeout":        {Allow: []HTTPRule{{Prefix: "https://h/"}}, Timeout: -time.Second},
-	} {
-		require.ErrorIs(t, g.validate(), ErrConfig, name)
-	}
 }
 
 func TestTextBody(t *testing.T) {

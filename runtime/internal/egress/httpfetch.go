@@ -1,4 +1,4 @@
-package runtime
+package egress
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,42 +16,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tetratelabs/wazero/api"
-
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // fetchEnvelope is what a request's JSON may add to its body: URL, headers.
 const fetchEnvelope = abi.MaxURILength + abi.MaxFetchHeaders*(abi.MaxFetchHeaderName+abi.MaxFetchHeaderValue) + 1024
 
-// httpFetch is mcpw_v1.http_fetch(req_ptr, req_len) -> n: it performs the
-// request and holds the FetchResponse (n bytes of JSON) for http_read. The
-// host holds at most one response per call, bounded by the grant's caps.
-// When the call's deadline passes during the request, the call traps.
-func (e *egress) httpFetch(ctx context.Context, mod api.Module, stack []uint64) {
-	st := enter(ctx, abi.ImportHTTPFetch)
-	src := view(mod, abi.ImportHTTPFetch, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
-	st.fetched = nil
-	st.fetches++
-	var resp *abi.FetchResponse
-	if st.fetches > abi.MaxFetchesPerCall {
-		resp = fetchErr(abi.FetchLimit, fmt.Sprintf("more than %d requests in one call", abi.MaxFetchesPerCall))
-	} else {
-		resp = e.fetch(ctx, src)
+// Fetch performs the n-th request of a call, raw (a FetchRequest's
+// JSON), and returns the FetchResponse's JSON for http_read. Past
+// abi.MaxFetchesPerCall requests it sends nothing and answers FetchLimit.
+func (e *egress) Fetch(ctx context.Context, raw []byte, n int) []byte {
+	if n > abi.MaxFetchesPerCall {
+		return encodeFetch(fetchErr(abi.FetchLimit, fmt.Sprintf("more than %d requests in one call", abi.MaxFetchesPerCall)))
 	}
-	if ctx.Err() != nil {
-		panic(&hostFault{Kind: abi.ErrTimeout, Msg: abi.ImportHTTPFetch + ": call deadline passed during the request"})
-	}
-	st.fetched = encodeFetch(resp)
-	stack[0] = uint64(len(st.fetched))
-}
-
-// httpRead is mcpw_v1.http_read(ptr, cap) -> n: it copies the start of the
-// held response, like input_read.
-func httpRead(ctx context.Context, mod api.Module, stack []uint64) {
-	st := enter(ctx, abi.ImportHTTPRead)
-	dst := view(mod, abi.ImportHTTPRead, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
-	stack[0] = uint64(copy(dst, st.fetched))
+	return encodeFetch(e.fetch(ctx, raw))
 }
 
 // fetch decodes, checks and performs one request; every failure becomes a
@@ -149,7 +128,7 @@ func (e *egress) classify(ctx, rctx context.Context, method string, u *url.URL, 
 	case errors.As(err, &ue):
 		err = ue.Err
 	}
-	return fetchErr(abi.FetchNetwork, method+" "+redact(u)+": "+Sanitize(err.Error(), 300))
+	return fetchErr(abi.FetchNetwork, method+" "+redact(u)+": "+textsafe.Sanitize(err.Error(), 300))
 }
 
 // refuse logs a failed request for the operator and returns resp.
