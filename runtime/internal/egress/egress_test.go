@@ -38,10 +38,10 @@ func TestParseRule(t *testing.T) {
 		"https://h/a/%2e%2e/b", "https://h/a%2Fb", "https://h//x", "https://bücher.de/", "mailto:x@h", "",
 	} {
 		_, err := parseRule(Rule{Prefix: prefix})
-		require.ErrorIs(t, err, errs.Config, prefix)
+		require.ErrorIs(t, err, errs.ErrConfig, prefix)
 	}
 	_, err := parseRule(Rule{Prefix: "https://h/", Methods: []string{"DELETE"}})
-	require.ErrorIs(t, err, errs.Config)
+	require.ErrorIs(t, err, errs.ErrConfig)
 }
 
 func TestRuleAllows(t *testing.T) {

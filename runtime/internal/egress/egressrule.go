@@ -19,7 +19,7 @@ type rule struct {
 // parseRule parses and checks an operator's prefix.
 func parseRule(r Rule) (rule, error) {
 	bad := func(why string) (rule, error) {
-		return rule{}, fmt.Errorf("%w: http prefix %q: %s", errs.Config, r.Prefix, why)
+		return rule{}, fmt.Errorf("%w: http prefix %q: %s", errs.ErrConfig, r.Prefix, why)
 	}
 	u, err := url.Parse(r.Prefix)
 	switch {
