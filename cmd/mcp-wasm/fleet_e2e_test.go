@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-wasm/mcp-wasm/internal/bus"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
@@ -53,13 +53,15 @@ type redisServer struct {
 	bin  string
 	port int
 	cmd  *exec.Cmd
-	rdb  *redis.Client
+	rdb  *bus.Redis
 }
 
 func startRedis(t *testing.T) *redisServer {
 	t.Helper()
 	r := &redisServer{bin: needTool(t, "redis-server"), port: freePort(t)}
-	r.rdb = redis.NewClient(&redis.Options{Addr: r.addr()})
+	rdb, err := bus.Open(r.url(), "", nil)
+	require.NoError(t, err)
+	r.rdb = rdb
 	t.Cleanup(func() { r.stop(); _ = r.rdb.Close() })
 	r.start(t)
 	return r
@@ -73,7 +75,7 @@ func (r *redisServer) start(t *testing.T) {
 	r.cmd = exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	r.cmd.Stdout, r.cmd.Stderr = testWriter{t}, testWriter{t}
 	require.NoError(t, r.cmd.Start())
-	testkit.Eventually(t, func() bool { return r.rdb.Ping(context.Background()).Err() == nil }, "redis-server does not answer")
+	testkit.Eventually(t, func() bool { return r.rdb.Ping(context.Background()) == nil }, "redis-server does not answer")
 }
 
 func (r *redisServer) stop() {
@@ -86,11 +88,11 @@ func (r *redisServer) stop() {
 
 // listeners is how many replicas hear the bus now.
 func (r *redisServer) listeners(t *testing.T) int64 {
-	n, err := r.rdb.PubSubNumSub(context.Background(), "mcp-wasm:events").Result()
+	n, err := r.rdb.Listeners(context.Background())
 	if err != nil {
 		return -1
 	}
-	return n["mcp-wasm:events"]
+	return n
 }
 
 // startHAProxy balances /mcp over backends round robin, with no affinity.
