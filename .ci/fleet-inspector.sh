@@ -19,53 +19,18 @@ make -s build/guests/conformance.wasm
 TMP=$(mktemp -d)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$TMP"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-REDIS_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >"$TMP/redis.log" 2>&1 &
-PIDS+=("$!")
-(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/fleet.keys" && echo >>"$TMP/fleet.keys")
-BACKENDS="" URLS=()
+. scripts/lib/fleet.sh
+start_redis "$TMP"
+fleet_keys "$TMP/fleet.keys"
+URLS=()
 for i in 1 2 3; do
   build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm --cache-dir "$PWD/build/ci-cache" \
-    --log-level info --audit-log off --bus "redis://127.0.0.1:$REDIS_PORT/0" --keys-file "$TMP/fleet.keys" 2>"$TMP/r$i.log" &
+    --log-level info --audit-log off --bus "$REDIS_URL" --keys-file "$TMP/fleet.keys" 2>"$TMP/r$i.log" &
   PIDS+=("$!")
-  url=""
-  for _ in $(seq 1 600); do
-    url=$(sed -n 's/.*mcp-wasm: serving MCP on \(http:[^ ]*\).*/\1/p' "$TMP/r$i.log" | head -1)
-    [ -n "$url" ] && break
-    sleep 0.2
-  done
-  [ -n "$url" ] || { echo "fleet-inspector: replica $i did not start"; cat "$TMP/r$i.log"; exit 1; }
-  URLS+=("$url")
-  hostport=${url#http://}
-  BACKENDS+="  server r$i ${hostport%/mcp} check inter 1s"$'\n'
+  URLS+=("$(serving_url "$TMP/r$i.log" "$!")") || { echo "fleet-inspector: replica $i did not start"; exit 1; }
 done
-LB_PORT=$(free_port)
-cat >"$TMP/haproxy.cfg" <<CFG
-defaults
-  mode http
-  retries 3
-  option redispatch
-  timeout connect 5s
-  timeout client 1h
-  timeout server 1h
-frontend mcp
-  bind 127.0.0.1:$LB_PORT
-  default_backend replicas
-backend replicas
-  balance roundrobin
-  option httpchk
-  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host localhost
-$BACKENDS
-CFG
-haproxy -db -f "$TMP/haproxy.cfg" >"$TMP/haproxy.log" 2>&1 &
-PIDS+=("$!")
-URL="http://127.0.0.1:$LB_PORT/mcp"
-for _ in $(seq 1 100); do
-  curl -fs -H 'Host: localhost' "http://127.0.0.1:$LB_PORT/healthz" >/dev/null && break
-  sleep 0.2
-done
+start_haproxy "$TMP" 2000 "${URLS[@]}"
+URL=$LB_URL
 
 fail=0
 check() { # era, expected substring, inspector args...

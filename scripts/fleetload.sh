@@ -29,7 +29,7 @@ LOAD=build/mcp-wasm-load
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done' EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. scripts/lib/fleet.sh
 
 # start NAME COMMAND...: as in scripts/loadtest.sh.
 start() {
@@ -37,13 +37,7 @@ start() {
   "$@" 2>"$OUT/$name.log" &
   pid=$!
   PIDS+=("$pid")
-  for _ in $(seq 1 600); do
-    url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\).*/\1/p' "$OUT/$name.log" | head -1)
-    [ -n "$url" ] && break
-    kill -0 "$pid" 2>/dev/null || { echo "fleetload: $name exited:"; cat "$OUT/$name.log"; exit 1; }
-    sleep 0.2
-  done
-  [ -n "$url" ] || { echo "fleetload: $name did not start"; exit 1; }
+  url=$(serving_url "$OUT/$name.log" "$pid") || { echo "fleetload: $name did not start"; exit 1; }
   printf -v "URL_$name" '%s' "$url"
   printf -v "PID_$name" '%s' "$pid"
 }
@@ -51,48 +45,20 @@ start() {
 SERVE=(build/mcp-wasm serve --http 127.0.0.1:0 --module build/guests/conformance.wasm
   --rate-limit 0 --max-sessions-per-client 0 --audit-log off --log-level warn --cache-dir "$PWD/build/ci-cache")
 
-REDIS_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >"$OUT/redis.log" 2>&1 &
-PIDS+=("$!")
+start_redis "$OUT"
 KEYS=$OUT/fleet.keys
-(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KEYS" && echo >>"$KEYS")
+fleet_keys "$KEYS"
 
 start single "${SERVE[@]}"
-BACKENDS=""
+REPLICAS=()
 for i in 1 2 3; do
-  start "r$i" "${SERVE[@]}" --bus "redis://127.0.0.1:$REDIS_PORT/0" --keys-file "$KEYS"
+  start "r$i" "${SERVE[@]}" --bus "$REDIS_URL" --keys-file "$KEYS"
   url="URL_r$i"
-  hostport=${!url#http://}
-  BACKENDS+="  server r$i ${hostport%/mcp} check inter 1s"$'\n'
+  REPLICAS+=("${!url}")
 done
-LB_PORT=$(free_port)
-cat >"$OUT/haproxy.cfg" <<CFG
-global
-  maxconn 4000
-defaults
-  mode http
-  retries 3
-  option redispatch
-  timeout connect 5s
-  timeout client 1h
-  timeout server 1h
-frontend mcp
-  bind 127.0.0.1:$LB_PORT
-  default_backend replicas
-backend replicas
-  balance roundrobin
-  option httpchk
-  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host localhost
-$BACKENDS
-CFG
-haproxy -db -f "$OUT/haproxy.cfg" >"$OUT/haproxy.log" 2>&1 &
-PIDS+=("$!")
-URL_fleet="http://127.0.0.1:$LB_PORT/mcp"
+start_haproxy "$OUT" 4000 "${REPLICAS[@]}"
+URL_fleet=$LB_URL
 PID_fleet=$PID_r1
-for _ in $(seq 1 100); do
-  curl -fs -H 'Host: localhost' "http://127.0.0.1:$LB_PORT/healthz" >/dev/null && break
-  sleep 0.2
-done
 
 reports=()
 for era in $ERAS; do
