@@ -63,11 +63,8 @@ func TestReleaseE2E(t *testing.T) {
 	connect := func(keyFile, module, grant string) (*mcp.ClientSession, error) {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 		t.Cleanup(cancel)
-		cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", cache, "--log-level", "warn",
-			"--insecure-registry", reg, "--require-digest", "--signature-key", keyFile,
+		cmd := registryServe(ctx, t, home, cache, "--insecure-registry", reg, "--require-digest", "--signature-key", keyFile,
 			"--module", module, "--allow-dir", grant)
-		cmd.Env = append(os.Environ(), "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
-		cmd.Stderr = testWriter{t}
 		return mcp.NewClient(&mcp.Implementation{Name: "release-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	}
 	read := func(cs *mcp.ClientSession, uri string) string {
@@ -98,9 +95,8 @@ func TestReleaseE2E(t *testing.T) {
 	require.NoError(t, os.WriteFile(otherKey, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644))
 	for _, name := range []string{"git", "sqlite"} {
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-		cmd := exec.CommandContext(ctx, binary(t), "serve", "--cache-dir", cache, "--log-level", "warn",
-			"--insecure-registry", reg, "--signature-key", otherKey, "--module", refs[name], "--allow-dir", dir)
-		cmd.Env = append(os.Environ(), "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
+		cmd := registryServe(ctx, t, home, cache, "--insecure-registry", reg, "--signature-key", otherKey, "--module", refs[name], "--allow-dir", dir)
+		cmd.Stderr = nil // CombinedOutput collects it
 		cmd.Stdin = strings.NewReader("")
 		b, err := cmd.CombinedOutput()
 		cancel()
