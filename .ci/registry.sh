@@ -34,7 +34,8 @@ free_port() {
 }
 
 # start NAME [htpasswd]: writes NAME.yml, starts the registry on 127.0.0.1
-# only, waits until /v2/ answers, prints the host:port.
+# only, waits until /v2/ answers, sets ADDR to its host:port. It runs in
+# this shell, not a $(...) subshell, so that cleanup knows its pid.
 start() {
   local name=$1 auth=${2:-} port
   port=$(free_port)
@@ -72,14 +73,16 @@ YAML
   pids+=($!)
   for _ in $(seq 1 100); do
     code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v2/" || true)
-    if [ "$code" = 200 ] || [ "$code" = 401 ]; then echo "127.0.0.1:$port"; return; fi
+    if [ "$code" = 200 ] || [ "$code" = 401 ]; then ADDR="127.0.0.1:$port"; return; fi
     sleep 0.1
   done
   echo "registry: $name did not start:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 
-open=$(start open)
-locked=$(start locked "$PWD/testdata/registry/htpasswd")
+start open
+open=$ADDR
+start locked "$PWD/testdata/registry/htpasswd"
+locked=$ADDR
 echo "registry: $("$REGISTRY_BIN" --version) on $open (anonymous) and $locked (htpasswd)"
 
 # oras (ORAS CLI), to push what other tools push: the one on PATH, else
