@@ -24,22 +24,25 @@ var (
 	// harnesses build guests, fake providers or issuers, or drive load:
 	// tests and tools only.
 	harnesses = []string{"internal/testguest", "internal/testkit", "internal/loadtest", "server/servertest", "server/auth/authtest",
-		"internal/oci/ocitest", "internal/sigpolicy/sigtest"}
+		"internal/oci/ocitest", "internal/sigpolicy/sigtest", "guests/sqlite/internal/sqlitetest", "guests/git/internal/gittest"}
 	// tools are commands for developers, not the product.
 	tools = []string{"cmd/mcp-wasm-load"}
 
 	// mayImport lists, for each production package, the module packages
 	// it may import; a package not listed may import none.
 	mayImport = map[string][]string{
-		"runtime/...":       {"abi", "internal/dirwatch", "internal/hostfile", "runtime/..."},
-		"server":            {"abi", "server/auth"},
-		"server/auth":       {},
-		"config":            {"abi", "runtime", "server", "internal/hostfile", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
-		"served":            {"abi", "config", "runtime", "internal/hostfile", "internal/modsource", "internal/oci", "internal/sigpolicy"},
-		"internal/metrics":  {},
-		"internal/dirwatch": {},
-		"internal/gctune":   {}, // the collector's targets of a server process
-		"internal/hostfile": {}, // how the host opens an operator's files
+		"runtime/...": {"abi", "internal/dirwatch", "internal/hostfile", "runtime/..."},
+		// The runtime's capability packages (file grants, read cache,
+		// egress, WASI guard, ...) sit under its root and never import it.
+		"runtime/internal/...": {"abi", "internal/hostfile", "runtime/internal/..."},
+		"server":               {"abi", "server/auth"},
+		"server/auth":          {},
+		"config":               {"abi", "runtime", "server", "internal/hostfile", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
+		"served":               {"abi", "config", "runtime", "internal/hostfile", "internal/modsource", "internal/oci", "internal/sigpolicy"},
+		"internal/metrics":     {},
+		"internal/dirwatch":    {},
+		"internal/gctune":      {}, // the collector's targets of a server process
+		"internal/hostfile":    {}, // how the host opens an operator's files
 		// Where module bytes come from: the registry client and store, the
 		// signature policy, and the two joined; they know nothing of the
 		// runtime, the server or the served set.
@@ -52,7 +55,8 @@ var (
 		".":                  {},                                    // the embedded SDK sources, for mcp-wasm new
 		"cmd/mcp-wasm/...": {"abi", "runtime", "server", "server/auth", "config", "served", "internal/metrics",
 			"internal/oci", "internal/sigpolicy", "internal/modsource", "internal/gctune", "internal/hostfile", "internal/buildinfo", "cmd/mcp-wasm/...",
-			"abi/checkkit", "."},
+			"abi/checkkit", ".", "internal/bus"},
+		"internal/bus": {"server"}, // a fleet's Redis bus, behind server.Bus
 		// Verification itself (sigstore-go), linked only into the verifier
 		// program: see TestSigstoreOnlyInTheVerifier.
 		"internal/sigpolicy/offline": {"internal/sigpolicy", "internal/hostfile"},
@@ -108,15 +112,19 @@ func allowed(f goFile, imp string) string {
 	case f.test || inAny(f.pkg, append(harnesses, tools...)...):
 		return ""
 	}
-	for rule, may := range mayImport {
-		if matches(f.pkg, rule) {
-			if inAny(imp, may...) {
-				return ""
-			}
-			return "package " + f.pkg + " may import only " + strings.Join(may, ", ") + " of the module"
+	rule := "" // the most specific rule that matches
+	for r := range mayImport {
+		if matches(f.pkg, r) && len(r) > len(rule) {
+			rule = r
 		}
 	}
-	return "package " + f.pkg + " has no import rule: add one to mayImport"
+	if rule == "" {
+		return "package " + f.pkg + " has no import rule: add one to mayImport"
+	}
+	if may := mayImport[rule]; !inAny(imp, may...) {
+		return "package " + f.pkg + " may import only " + strings.Join(may, ", ") + " of the module"
+	}
+	return ""
 }
 
 func inAny(pkg string, rules ...string) bool {
@@ -194,6 +202,7 @@ func TestImportPolicy_catchesViolations(t *testing.T) {
 	}{
 		{goFile{pkg: "server"}, module + "/runtime"},
 		{goFile{pkg: "runtime"}, module + "/server"},
+		{goFile{pkg: "runtime/internal/rootfs"}, module + "/runtime"},
 		{goFile{pkg: "runtime"}, module + "/served"},
 		{goFile{pkg: "server"}, module + "/served"},
 		{goFile{pkg: "served"}, module + "/server"},

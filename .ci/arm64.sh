@@ -27,7 +27,7 @@ fi
 
 out=$PWD/build/arm64
 mkdir -p "$out"
-for pkg in runtime server cmd/mcp-wasm; do
+for pkg in runtime runtime/internal/memalloc server cmd/mcp-wasm; do
   CGO_ENABLED=0 GOARCH=arm64 go test -c -o "$out/$(basename "$pkg").test" "./$pkg"
 done
 file "$out/runtime.test" | grep -q 'ARM aarch64' || { echo "arm64: not an arm64 binary"; exit 1; }
@@ -46,7 +46,9 @@ run() {
   echo "arm64: $(grep -c '^\s*--- PASS' "$log") passed, $(grep -c '^\s*--- SKIP' "$log") skipped"
 }
 
-run runtime '^(TestCGuestReadText|TestHostile|TestDirGrantNoEscape|TestMappedMemoryGrowsInPlace|TestInstanceMemoryUnmapped|TestGCWhileGuestSpins|TestCompileWorkerOnceThenCache|TestBakedCacheReadOnly)$'
+run runtime '^(TestCGuestReadText|TestHostile|TestDirGrantNoEscape|TestInstanceMemoryUnmapped|TestGCWhileGuestSpins|TestCompileWorkerOnceThenCache|TestBakedCacheReadOnly)$'
+# The allocator's own tests moved with it into runtime/internal/memalloc.
+run runtime/internal/memalloc '^(TestMappedMemoryGrowsInPlace)$'
 run server '^(TestServer_golden|TestServeStdio_erasOnOneConnection|TestDecodeFrame)$'
 # binary() builds mcp-wasm with the go command: GOARCH makes it arm64 too.
 GOARCH=arm64 CGO_ENABLED=0 run cmd/mcp-wasm '^(TestE2E_DefaultFilesProvider)$'

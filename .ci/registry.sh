@@ -34,7 +34,8 @@ free_port() {
 }
 
 # start NAME [htpasswd]: writes NAME.yml, starts the registry on 127.0.0.1
-# only, waits until /v2/ answers, prints the host:port.
+# only, waits until /v2/ answers, sets ADDR to its host:port. It runs in
+# this shell, not a $(...) subshell, so that cleanup knows its pid.
 start() {
   local name=$1 auth=${2:-} port
   port=$(free_port)
@@ -72,14 +73,16 @@ YAML
   pids+=($!)
   for _ in $(seq 1 100); do
     code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v2/" || true)
-    if [ "$code" = 200 ] || [ "$code" = 401 ]; then echo "127.0.0.1:$port"; return; fi
+    if [ "$code" = 200 ] || [ "$code" = 401 ]; then ADDR="127.0.0.1:$port"; return; fi
     sleep 0.1
   done
   echo "registry: $name did not start:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 
-open=$(start open)
-locked=$(start locked "$PWD/testdata/registry/htpasswd")
+start open
+open=$ADDR
+start locked "$PWD/testdata/registry/htpasswd"
+locked=$ADDR
 echo "registry: $("$REGISTRY_BIN" --version) on $open (anonymous) and $locked (htpasswd)"
 
 # oras (ORAS CLI), to push what other tools push: the one on PATH, else
@@ -100,6 +103,29 @@ echo "registry: cosign ${COSIGN:-not available: the cosign 2 case is skipped}"
 status=0
 MCPW_COSIGN=$COSIGN MCPW_ORAS=$ORAS MCPW_REGISTRY=$open MCPW_REGISTRY_STORAGE="$work/open/storage" MCPW_REGISTRY_AUTH=$locked \
   go test -count=1 -run '^TestRegistryE2E$' -v ./cmd/mcp-wasm || status=$?
+
+# The release, as .github/workflows/release-providers.yml runs it, against
+# the loopback registry and signed with a key instead of keyless: the git and
+# sqlite providers built twice (the bytes must match), checked, pushed and
+# signed by cosign 3 (.ci/run installs it into the CI cache), then served
+# by digest with the signature required (TestReleaseE2E).
+RELEASE_COSIGN=${RELEASE_COSIGN:-$HOME/.cache/mcp-wasm-ci/bin/cosign}
+if [ "$status" = 0 ]; then
+  if [ -x "$RELEASE_COSIGN" ]; then
+    echo "registry: release with $("$RELEASE_COSIGN" version 2>/dev/null | sed -n 's/^GitVersion: *//p')"
+    (cd "$work" && COSIGN_PASSWORD= "$RELEASE_COSIGN" generate-key-pair >/dev/null)
+    COSIGN_PASSWORD= SIGN="key:$work/cosign.key" COSIGN=$RELEASE_COSIGN INSECURE=$open OUT="$work/released.txt" \
+      scripts/release-providers.sh "$open/mcp-wasm" 0.0.0-ci || status=$?
+    if [ "$status" = 0 ]; then
+      MCPW_RELEASED="$work/released.txt" MCPW_RELEASE_KEY="$work/cosign.pub" MCPW_REGISTRY=$open \
+        go test -count=1 -run '^TestReleaseE2E$' -v ./cmd/mcp-wasm || status=$?
+    fi
+  elif [ -n "${CI:-}" ]; then
+    echo "registry: $RELEASE_COSIGN missing: .ci/run installs cosign 3 for the release case" >&2; status=1
+  else
+    echo "registry: cosign 3 not at $RELEASE_COSIGN: the release case is skipped"
+  fi
+fi
 if [ "$status" != 0 ]; then
   echo "--- registry logs"; tail -n 50 "$work/open.log" "$work/locked.log"
 fi

@@ -39,6 +39,9 @@ import (
 type Config struct {
 	Providers []Provider
 	Server    Server
+	// Access are the access rules: which clients see which providers and
+	// URIs (server.Rules); none: every client sees what expose shows.
+	Access server.Rules
 	// File is the config file's path as the operator gave it; "" for a
 	// Config built from flags.
 	File string
@@ -74,6 +77,8 @@ type Server struct {
 	// ListCache is the list cache's budget in bytes, 0 for off
 	// (server.Config.WithListCache).
 	ListCache *uint64
+	// Bus is the URL of the fleet's Redis bus (serve --bus).
+	Bus *string
 }
 
 // Watching reports whether file changes trigger a reload (default true).

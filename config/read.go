@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,6 +32,7 @@ type fileConfig struct {
 	Server    serverFile      `json:"server"`
 	Policy    *sigpolicy.Spec `json:"policy"` // every provider's, unless it has its own (provenance.go)
 	Providers []providerFile  `json:"providers"`
+	Access    []ruleFile      `json:"access"` // who may see what (rules.go)
 }
 
 // serverFile holds the server settings. Command-line flags given
@@ -52,6 +54,8 @@ type serverFile struct {
 	ReadCache *byteSize `json:"readCache"`
 	// ListCache is the list cache's budget (serve --list-cache); 0 is off.
 	ListCache *byteSize `json:"listCache"`
+	// Bus is the fleet's bus (serve --bus): redis:// or rediss:// URL.
+	Bus *string `json:"bus"`
 }
 
 type providerFile struct {
@@ -199,6 +203,9 @@ func Read(path string, env LookupEnv) (*Config, error) {
 		problems = append(problems, errs...)
 		cfg.Providers = append(cfg.Providers, p)
 	}
+	var errs []string
+	cfg.Access, errs = resolveAccess(src, fc.Access) // rules.go
+	problems = append(problems, errs...)
 	if len(problems) > 0 {
 		return nil, &Error{path, problems}
 	}
@@ -238,10 +245,15 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 			bad(key, fmt.Sprintf("is %d: give a positive number, or remove the key for the default", *n))
 		}
 	}
+	if s.Bus != nil {
+		if u, err := url.Parse(*s.Bus); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			bad("bus", "is not a redis://HOST:PORT/N or rediss://HOST:PORT/N URL (a password is better kept out of the file: set MCP_WASM_BUS instead)")
+		}
+	}
 	if len(problems) > 0 {
 		return Server{}, &Error{src.name, problems}
 	}
-	out := Server{PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
+	out := Server{Bus: s.Bus, PageSize: s.PageSize, LogLevel: s.LogLevel, LogFormat: s.LogFormat, Watch: s.Watch,
 		MaxConcurrency: s.MaxConcurrency, MaxSubscriptions: s.MaxSubscriptions,
 		InsecureRegistries: s.InsecureRegistries, ResourceTools: s.ResourceTools}
 	if s.ReadCache != nil {

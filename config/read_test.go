@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
+	mcpserver "github.com/mcp-wasm/mcp-wasm/server"
 )
 
 func TestReadConfig_problems(t *testing.T) {
@@ -205,8 +206,40 @@ func TestSchemaMatchesTypes(t *testing.T) {
 	walk("", reflect.TypeFor[fileConfig](), schema)
 }
 
+// TestSchemaBounds: the bounds and defaults the schema shows editors are
+// the ones the server and runtime apply.
+func TestSchemaBounds(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testguest.Root(), "docs", "config.schema.json"))
+	require.NoError(t, err)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal(b, &schema))
+	at := func(path ...string) map[string]any {
+		node := schema
+		for _, p := range path {
+			node = node[p].(map[string]any)
+		}
+		return node
+	}
+	server := at("$defs", "server", "properties")
+	limits := at("$defs", "limits", "properties")
+	for _, c := range []struct {
+		name          string
+		node          map[string]any
+		min, max, def float64
+	}{
+		{"server.pageSize", server["pageSize"].(map[string]any), 1, mcpserver.MaxPageSize, mcpserver.DefaultPageSize},
+		{"server.maxSubscriptions", server["maxSubscriptions"].(map[string]any), 1, mcpserver.MaxSubscriptions, mcpserver.DefaultMaxSubscriptions},
+		{"limits.poolSize", limits["poolSize"].(map[string]any), 1, 256, runtime.DefaultPoolSize},
+	} {
+		require.Equal(t, c.min, c.node["minimum"], "%s: minimum", c.name)
+		require.Equal(t, c.max, c.node["maximum"], "%s: maximum", c.name)
+		require.Equal(t, c.def, c.node["default"], "%s: default", c.name)
+	}
+	require.Equal(t, float64(runtime.DefaultFaultThreshold), at("$defs", "quarantine", "properties", "after")["default"], "limits.quarantine.after: default")
+}
+
 // TestExampleConfigs keeps the examples valid: the files in
-// testdata/config (but broken.json) and the one in the README.
+// testdata/config (but broken.json) and the one in docs/config.md.
 func TestExampleConfigs(t *testing.T) {
 	env := func(string) (string, bool) { return "x", true }
 	for _, name := range []string{"minimal.json", "full.json"} {
@@ -216,11 +249,11 @@ func TestExampleConfigs(t *testing.T) {
 	_, err := Read(testkit.Fixture("config", "broken.json"), env)
 	require.ErrorContains(t, err, `broken.json:6:9: providers[0].limits (provider "../wat/minimal.wasm"): unknown key "memry"`)
 
-	readme, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
+	doc, err := os.ReadFile(filepath.Join(testguest.Root(), "docs", "config.md"))
 	require.NoError(t, err)
-	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(readme)
-	require.NotNil(t, m, "README.md must hold the config example after <!-- config example -->")
-	src := &source{name: "README.md", data: m[1]}
+	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(doc)
+	require.NotNil(t, m, "docs/config.md must hold the config example after <!-- config example -->")
+	src := &source{name: "docs/config.md", data: m[1]}
 	var fc fileConfig
 	require.NoError(t, decodeStrict(src, &fc))
 	require.NotEmpty(t, fc.Providers)
@@ -230,6 +263,16 @@ func TestValidSchemePrefix(t *testing.T) {
 	for m, ok := range map[string]bool{"docs": true, "a-1": true, "": false, "1a": false, "Docs": false, "a+b": false, "a.b": false,
 		"abcdefghijklmnopqrstuvwxyzabcdef": true, "abcdefghijklmnopqrstuvwxyzabcdefg": false} {
 		require.Equal(t, ok, ValidSchemePrefix(m), m)
+	}
+}
+
+func TestRead_bus(t *testing.T) {
+	cfg, err := Read(testkit.WriteConfig(t, `{"server": {"bus": "rediss://redis.internal:6380/2"}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+	require.NoError(t, err)
+	require.Equal(t, "rediss://redis.internal:6380/2", *cfg.Server.Bus)
+	for _, bad := range []string{`"http://redis:6379"`, `"redis://"`, `"6379"`} {
+		_, err := Read(testkit.WriteConfig(t, `{"server": {"bus": `+bad+`}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+		require.ErrorContains(t, err, "server.bus", bad)
 	}
 }
 

@@ -95,7 +95,7 @@ func TestBakedCacheReadOnly(t *testing.T) {
 // test needs another user.
 func TestBakedCacheUnwritableDir(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Skip("root writes through a directory's mode; the read-only bind mount check is in scripts/baked-cache.sh")
+		t.Skip("root writes through a directory's mode; the read-only bind mount check is in scripts/coldstart.sh")
 	}
 	dir := filepath.Join(t.TempDir(), "baked")
 	baked := unique()

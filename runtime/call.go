@@ -3,11 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
@@ -28,7 +27,7 @@ import (
 // with 8 KiB of stack otherwise outgrows it, and the runtime copies the
 // stack, frame by frame, on every read (about 17 µs of a 1 KiB read over
 // stdio, measured). docs/performance.md has the measurement.
-func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *fileTrack) error {
+func (p *Provider) guarded(ctx context.Context, op string, input []byte, out any, validate func() error, files *rootfs.Track) error {
 	if err := p.admit(); err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *in
 		return nil, admitted, err
 	}
 	if in.track != nil {
-		in.track.reset()
+		in.track.Reset()
 	}
 	return in, admitted, nil
 }
@@ -94,15 +93,15 @@ func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *in
 // outcome.
 //
 //go:noinline
-func (p *Provider) conclude(ctx context.Context, in *instance, op string, err error, validate func() error, files *fileTrack) error {
+func (p *Provider) conclude(ctx context.Context, in *instance, op string, err error, validate func() error, files *rootfs.Track) error {
 	if err == nil && validate != nil {
 		if verr := validate(); verr != nil {
 			err = fmt.Errorf("%w: %s output: %w", abi.ErrViolation, op, verr)
 		}
 	}
 	if err == nil && files != nil && in.track != nil {
-		files.stamps = append(files.stamps[:0], in.track.stamps...)
-		files.overflow = in.track.overflow
+		files.Stamps = append(files.Stamps[:0], in.track.Stamps...)
+		files.Overflow = in.track.Overflow
 	}
 	fault := isFault(err)
 	keep := !fault && (p.cfg.recycleAfter == 0 || in.calls < p.cfg.recycleAfter)
@@ -217,38 +216,4 @@ func (p *Provider) flushLogs(ctx context.Context, op string, st *callState) {
 // and control characters become U+FFFD (newlines and tabs become spaces),
 // and the result is at most n bytes: longer text is cut at a rune boundary
 // and ends with "…", the ellipsis counted in the n.
-func Sanitize(s string, n int) string {
-	n = max(n, 0)
-	var b strings.Builder
-	for i, r := range s {
-		if b.Len() > n {
-			break // it will be cut: the rest does not matter
-		}
-		switch {
-		case r == utf8.RuneError && len(s[i:]) > 0:
-			b.WriteRune(utf8.RuneError)
-		case r == '\n' || r == '\t' || r == '\r':
-			b.WriteByte(' ')
-		case !unicode.IsPrint(r) && r != ' ':
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	if len(out) <= n {
-		return out
-	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	if cut < 0 { // no room for the ellipsis
-		cut = n
-	}
-	for cut > 0 && !utf8.RuneStart(out[cut]) {
-		cut--
-	}
-	if n < len(ellipsis) {
-		return out[:cut]
-	}
-	return out[:cut] + ellipsis
-}
+func Sanitize(s string, n int) string { return textsafe.Sanitize(s, n) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"path"
 	"path/filepath"
 	"slices"
@@ -233,7 +234,7 @@ func (f *feed) poll(ctx context.Context) bool {
 		return stop
 	}
 	f.cursor = res.Cursor
-	f.p.rt.reads.dropURIs(f.p, res.Updated)
+	f.p.rt.reads.DropURIs(f.p, res.Updated)
 	if len(res.Updated) > 0 || res.ListChanged {
 		f.report(res)
 	}
@@ -253,7 +254,7 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 		return nil, true
 	case !f.failing:
 		f.failing = true
-		f.p.log.Warn("changes failed; the host keeps asking", "error", firstLine(err.Error(), 512))
+		f.p.log.Warn("changes failed; the host keeps asking", "error", textsafe.FirstLine(err.Error(), 512))
 	}
 	f.setHealth(false)
 	return nil, false
@@ -277,9 +278,9 @@ func (f *feed) takePaths() []string {
 	}
 	// Whoever listens or not, cached reads of what changed are dropped.
 	if overflow {
-		f.p.rt.reads.dropProvider(f.p)
+		f.p.rt.reads.DropProvider(f.p)
 	} else {
-		f.p.rt.reads.dropHostPaths(f.p, hosts)
+		f.p.rt.reads.DropHostPaths(f.p, hosts)
 	}
 	out := f.guestPaths(hosts, overflow || f.rescan)
 	f.rescan = false

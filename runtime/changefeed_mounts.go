@@ -19,17 +19,17 @@ type mountedPath struct {
 func (p *Provider) mountedPaths() []mountedPath {
 	var out []mountedPath
 	for _, m := range p.mountFS {
-		if m.fs.only == nil {
-			out = append(out, mountedPath{watch: m.fs.host, guest: m.guest})
+		if m.fs.Only() == nil {
+			out = append(out, mountedPath{watch: m.fs.Host(), guest: m.guest})
 			continue
 		}
-		names := make([]string, 0, len(m.fs.only))
-		for name := range m.fs.only {
+		names := make([]string, 0, len(m.fs.Only()))
+		for name := range m.fs.Only() {
 			names = append(names, name)
 		}
 		slices.Sort(names)
 		for _, name := range names {
-			out = append(out, mountedPath{watch: filepath.Join(m.fs.host, m.fs.only[name]), guest: path.Join(m.guest, name), file: true})
+			out = append(out, mountedPath{watch: filepath.Join(m.fs.Host(), m.fs.Only()[name]), guest: path.Join(m.guest, name), file: true})
 		}
 	}
 	return out

@@ -26,10 +26,10 @@ func classify(err error, in *instance, memBefore uint32, memLimit uint64) error 
 	var fault *hostFault
 	switch {
 	case errors.As(err, &fault):
-		if fault.cause != nil {
-			return fmt.Errorf("%w: %s: %w", fault.kind, fault.msg, fault.cause)
+		if fault.Cause != nil {
+			return fmt.Errorf("%w: %s: %w", fault.Kind, fault.Msg, fault.Cause)
 		}
-		return fmt.Errorf("%w: %s", fault.kind, fault.msg)
+		return fmt.Errorf("%w: %s", fault.Kind, fault.Msg)
 	case errors.As(err, &exit):
 		// Only the guest's proc_exit ends a call with an exit code: the
 		// host stops guests with a trap of its own (preemptCheck), never by

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func workerMain(stdin io.Reader, stderr io.Writer) int {
 	}
 	wr := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cache, job.Pages, job.CloseOnDone))
 	if _, err := wr.CompileModule(experimental.WithCompilationWorkers(ctx, 2), wasm); err != nil {
-		fmt.Fprintf(stderr, "%s\n", firstLine(err.Error(), 200))
+		fmt.Fprintf(stderr, "%s\n", textsafe.FirstLine(err.Error(), 200))
 		return exitInvalid
 	}
 	_ = wr.Close(ctx)
@@ -199,7 +200,7 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 
 // workerFailure turns how a worker ended into a load error.
 func workerFailure(cfg ProviderConfig, status workerStatus, tail []byte) error {
-	text := Sanitize(lastLine(string(tail)), 200)
+	text := textsafe.Sanitize(lastLine(string(tail)), 200)
 	switch {
 	case status.timedOut:
 		return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, cfg.compileTimeout)

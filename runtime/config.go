@@ -31,11 +31,14 @@ func NewConfig() Config {
 	return Config{maxConcurrency: max(4, 2*goruntime.GOMAXPROCS(0)), readCache: DefaultReadCache}
 }
 
+// DefaultReadCache is the read cache's default budget.
+const DefaultReadCache = 64 << 20
+
 // WithReadCache sets the read cache's budget in bytes, shared by every
 // provider; 0 turns it off. A read is cached only when its cache hint allows
 // (public scope, positive ttl), for at most that ttl, and only while every
-// file it looked up under its grants is unchanged (readcache.go). Defaults
-// to DefaultReadCache (64 MiB).
+// file it looked up under its grants is unchanged (internal/readcache).
+// Defaults to DefaultReadCache (64 MiB).
 func (c Config) WithReadCache(bytes int64) Config { c.readCache = bytes; return c }
 
 // WithCacheDir sets the on-disk compilation cache directory. It is created
@@ -161,6 +164,7 @@ type ProviderConfig struct {
 	moduleSizeLimit int
 	poolSize        int
 	recycleAfter    int
+	idleTimeout     time.Duration // poolidle.go
 	faultThreshold  int
 	quarantineBase  time.Duration
 	quarantineMax   time.Duration
@@ -183,6 +187,7 @@ func NewProviderConfig() ProviderConfig {
 		outputLimit:     DefaultOutputLimit,
 		moduleSizeLimit: DefaultModuleSizeLimit,
 		poolSize:        DefaultPoolSize,
+		idleTimeout:     DefaultIdleTimeout,
 		faultThreshold:  DefaultFaultThreshold,
 		quarantineBase:  DefaultQuarantineBase,
 		quarantineMax:   DefaultQuarantineMax,
@@ -287,6 +292,7 @@ func (c ProviderConfig) validate() error {
 		{c.moduleSizeLimit >= 8 && c.moduleSizeLimit <= 1<<30, "module size limit must be between 8 B and 1 GiB"},
 		{c.poolSize >= 1 && c.poolSize <= 256, "pool size must be 1-256"},
 		{c.recycleAfter >= 0, "recycle-after must be >= 0"},
+		{c.idleTimeout >= 0, "idle timeout must be >= 0 (0 keeps idle instances)"},
 		{c.faultThreshold >= 1 && c.quarantineBase > 0 && c.quarantineMax >= c.quarantineBase, "quarantine needs faults >= 1 and 0 < base <= max"},
 	}
 	for _, ch := range checks {

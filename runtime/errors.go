@@ -1,6 +1,10 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
+)
 
 // Load errors. Every error from Runtime.Load wraps exactly one of these, and
 // its text names the problem and the fix.
@@ -23,9 +27,9 @@ var (
 	ErrLimit = errors.New("module over a host limit")
 	// ErrCompile: wazero could not compile the module (or compilation timed
 	// out), or it uses a WebAssembly feature the host does not enable.
-	ErrCompile = errors.New("compile failed")
+	ErrCompile = errs.ErrCompile
 	// ErrInit: _initialize or describe failed; also wraps the abi fault kind.
 	ErrInit = errors.New("provider initialization failed")
 	// ErrConfig: a Config or ProviderConfig value is invalid.
-	ErrConfig = errors.New("invalid configuration")
+	ErrConfig = errs.ErrConfig
 )

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
 	"log/slog"
 	"maps"
 	"sort"
@@ -13,8 +14,8 @@ import (
 
 // Defaults and bounds of an HTTP grant.
 const (
-	DefaultHTTPMaxResponse = 1 << 20
-	DefaultHTTPMaxRequest  = 64 << 10
+	DefaultHTTPMaxResponse = egress.DefaultMaxResponse
+	DefaultHTTPMaxRequest  = egress.DefaultMaxRequest
 	maxHTTPMaxResponse     = 64 << 20
 	maxHTTPMaxRequest      = 16 << 20
 	maxHTTPRules           = 256
@@ -85,7 +86,7 @@ func (g HTTPGrant) validate() error {
 		}
 	}
 	for _, r := range g.Allow {
-		if _, err := parseRule(r); err != nil {
+		if err := egress.CheckRule(egress.Rule(r)); err != nil {
 			return err
 		}
 	}
@@ -207,11 +208,14 @@ func orDefault(s, def string) string {
 }
 
 // sortedMethods returns a rule's methods, defaulted and sorted.
-func (r HTTPRule) sortedMethods() []string {
-	if len(r.Methods) == 0 {
-		return []string{"GET", "HEAD"}
+func (r HTTPRule) sortedMethods() []string { return egress.Rule(r).SortedMethods() }
+
+// egressGrant is g as the egress package takes it.
+func (g HTTPGrant) egressGrant() egress.Grant {
+	out := egress.Grant{AllowPrivateNetwork: g.AllowPrivateNetwork, MaxResponseBytes: g.MaxResponseBytes,
+		MaxRequestBytes: g.MaxRequestBytes, Timeout: g.Timeout}
+	for _, r := range g.Allow {
+		out.Allow = append(out.Allow, egress.Rule(r))
 	}
-	m := append([]string(nil), r.Methods...)
-	sort.Strings(m)
-	return m
+	return out
 }

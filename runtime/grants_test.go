@@ -3,13 +3,19 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
@@ -128,25 +134,32 @@ func TestGrantReport(t *testing.T) {
 }
 
 // TestEgressClosedWithProvider: the egress client's idle connections are
-// dropped when the provider's wazero runtime closes.
+// dropped when the provider's wazero runtime closes: the server sees the
+// kept-alive connection of a request closed.
 func TestEgressClosedWithProvider(t *testing.T) {
 	ctx := context.Background()
-	e := newEgress(HTTPGrant{Allow: []HTTPRule{{Prefix: "https://h/"}}}, slog.Default)
-	closer := &closeCounter{}
-	e.client.Transport = closer
+	var closed atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	e := egress.New(HTTPGrant{Allow: []HTTPRule{{Prefix: srv.URL + "/"}}, AllowPrivateNetwork: true}.egressGrant(), slog.Default)
 	r := wazero.NewRuntime(ctx)
 	require.NoError(t, instantiateHostModules(ctx, r, e))
-	require.Zero(t, closer.n)
+	req, err := json.Marshal(abi.FetchRequest{URL: srv.URL + "/x"})
+	require.NoError(t, err)
+	var resp abi.FetchResponse
+	require.NoError(t, json.Unmarshal(e.Fetch(ctx, req, 1), &resp))
+	require.Nil(t, resp.Error)
+	require.Equal(t, 200, resp.Status)
+	require.Zero(t, closed.Load(), "the connection is kept alive")
 	require.NoError(t, r.Close(ctx))
-	require.Equal(t, 1, closer.n)
+	testkit.Eventually(t, func() bool { return closed.Load() == 1 }, "the idle connection was not closed")
 }
-
-type closeCounter struct{ n int }
-
-func (c *closeCounter) RoundTrip(*http.Request) (*http.Response, error) {
-	return nil, http.ErrNotSupported
-}
-func (c *closeCounter) CloseIdleConnections() { c.n++ }
 
 func TestRedact(t *testing.T) {
 	cfg := testkit.Limits(NewProviderConfig()).WithGrants(Grants{Secrets: map[string]string{"a": "abcd", "b": "abcdef", "short": "on"}})
@@ -154,4 +167,18 @@ func TestRedact(t *testing.T) {
 	err := domainError("read", []byte(`{"code":"internal","message":"bad token abcdef"}`), cfg.redact)
 	require.ErrorIs(t, err, abi.ErrProviderInternal)
 	require.NotContains(t, err.Error(), "abcd")
+}
+
+func TestHTTPGrantValidate(t *testing.T) {
+	require.NoError(t, HTTPGrant{}.validate())
+	for name, g := range map[string]HTTPGrant{
+		"settings without prefix": {AllowPrivateNetwork: true},
+		"bad prefix":              {Allow: []HTTPRule{{Prefix: "ftp://h/"}}},
+		"negative cap":            {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxResponseBytes: -1},
+		"huge cap":                {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxResponseBytes: 1 << 30},
+		"huge request":            {Allow: []HTTPRule{{Prefix: "https://h/"}}, MaxRequestBytes: 1 << 30},
+		"negative timeout":        {Allow: []HTTPRule{{Prefix: "https://h/"}}, Timeout: -time.Second},
+	} {
+		require.ErrorIs(t, g.validate(), ErrConfig, name)
+	}
 }

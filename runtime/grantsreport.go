@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
 	"net/url"
 	"os"
 	"path"
@@ -148,19 +149,13 @@ func configReport(reqs []abi.ConfigRequest, g Grants) []GrantLine {
 }
 
 func httpReport(reqs []abi.HTTPRequest, g HTTPGrant) []GrantLine {
-	var rules []rule
-	for _, r := range g.Allow {
-		if pr, err := parseRule(r); err == nil {
-			rules = append(rules, pr)
-		}
-	}
 	var out []GrantLine
 	covered := make([]bool, len(g.Allow))
 	for _, r := range reqs {
 		line := GrantLine{Kind: "http", Requested: Sanitize(r.Prefix, 200)}
 		if u, err := url.Parse(r.Prefix); err == nil {
-			for i, pr := range rules {
-				if pr.allows("GET", u) {
+			for i, rule := range g.Allow {
+				if egress.RuleAllows(egress.Rule(rule), "GET", u) {
 					covered[i], line.Granted = true, describeRule(g.Allow[i])
 					break
 				}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/fault"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -50,30 +52,15 @@ func withState(ctx context.Context, st *callState) context.Context {
 	return context.WithValue(ctx, stateKey{}, st)
 }
 
-// hostFault is what a host import panics with; wazero wraps it with %w, so
-// the call's error unwraps to kind (and to cause, when set).
-type hostFault struct {
-	kind  error
-	msg   string
-	cause error
-}
+// hostFault is what a host import panics with (internal/fault).
+type hostFault = fault.Fault
 
-func (f *hostFault) Error() string { return f.msg }
-func (f *hostFault) Unwrap() []error {
-	if f.cause != nil {
-		return []error{f.kind, f.cause}
-	}
-	return []error{f.kind}
-}
-
-func violation(format string, args ...any) *hostFault {
-	return &hostFault{kind: abi.ErrViolation, msg: fmt.Sprintf(format, args...)}
-}
+var violation = fault.Violation
 
 // enter fetches the call state and stops the guest if the call is done or
 // past its deadline.
 func enter(ctx context.Context, name string) *callState {
-	stopIfDone(ctx)
+	fault.StopIfDone(ctx)
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	if st == nil || st.initializing {
 		panic(violation("%s called outside an operation call (during _initialize or a start function)", name))
@@ -141,14 +128,41 @@ func configGet(ctx context.Context, mod api.Module, stack []uint64) {
 	stack[0] = uint64(len(v))
 }
 
+// httpFetch is mcpw_v1.http_fetch(req_ptr, req_len) -> n: it performs the
+// request and holds the FetchResponse (n bytes of JSON) for http_read. The
+// host holds at most one response per call, bounded by the grant's caps.
+// When the call's deadline passes during the request, the call traps.
+func httpFetch(e *egress.Egress) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		st := enter(ctx, abi.ImportHTTPFetch)
+		src := view(mod, abi.ImportHTTPFetch, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
+		st.fetched = nil
+		st.fetches++
+		resp := e.Fetch(ctx, src, st.fetches)
+		if ctx.Err() != nil {
+			panic(&hostFault{Kind: abi.ErrTimeout, Msg: abi.ImportHTTPFetch + ": call deadline passed during the request"})
+		}
+		st.fetched = resp
+		stack[0] = uint64(len(st.fetched))
+	}
+}
+
+// httpRead is mcpw_v1.http_read(ptr, cap) -> n: it copies the start of the
+// held response, like input_read.
+func httpRead(ctx context.Context, mod api.Module, stack []uint64) {
+	st := enter(ctx, abi.ImportHTTPRead)
+	dst := view(mod, abi.ImportHTTPRead, api.DecodeU32(stack[0]), api.DecodeU32(stack[1]))
+	stack[0] = uint64(copy(dst, st.fetched))
+}
+
 // envAbort is AssemblyScript's abort(msg, file, line, col): a guest trap.
 func envAbort(_ context.Context, _ api.Module, stack []uint64) {
-	panic(&hostFault{kind: abi.ErrTrap, msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
+	panic(&hostFault{Kind: abi.ErrTrap, Msg: fmt.Sprintf("guest called abort at line %d column %d", api.DecodeU32(stack[2]), api.DecodeU32(stack[3]))})
 }
 
 // instantiateHostModules links mcpw_v1 and env.abort into r; http_fetch
 // and http_read only when eg is not nil (the operator granted http).
-func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress) error {
+func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress.Egress) error {
 	i32 := api.ValueTypeI32
 	b := r.NewHostModuleBuilder(abi.ImportModule)
 	def := func(name string, f api.GoModuleFunc, params, results int) {
@@ -169,9 +183,9 @@ func instantiateHostModules(ctx context.Context, r wazero.Runtime, eg *egress) e
 	def(abi.ImportContentWrite, contentWrite, 2, 1)
 	hctx := ctx
 	if eg != nil {
-		def(abi.ImportHTTPFetch, eg.httpFetch, 2, 1)
+		def(abi.ImportHTTPFetch, httpFetch(eg), 2, 1)
 		def(abi.ImportHTTPRead, httpRead, 2, 1)
-		hctx = experimental.WithCloseNotifier(ctx, experimental.CloseNotifyFunc(func(context.Context, uint32) { eg.close() }))
+		hctx = experimental.WithCloseNotifier(ctx, experimental.CloseNotifyFunc(func(context.Context, uint32) { eg.Close() }))
 	}
 	if _, err := b.Instantiate(hctx); err != nil {
 		return fmt.Errorf("instantiate host module: %w", err)

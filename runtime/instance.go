@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/memalloc"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -19,24 +21,24 @@ type instance struct {
 	sink  *stdioSink
 	stack [1]uint64
 	calls int
-	track *fileTrack // the lookups of the current call under granted directories
+	track *rootfs.Track // the lookups of the current call under granted directories
 	// mounts are the instance's granted directories, whose per-call state
-	// (rootFS.endCall) is dropped when each call ends.
-	mounts []*rootFS
-	mem    *memoryAllocator // the linear memory, freed by close
+	// (rootfs.FS.EndCall) is dropped when each call ends.
+	mounts []*rootfs.FS
+	mem    *memalloc.Allocator // the linear memory, freed by close
 }
 
 // newInstance instantiates compiled, running _initialize under ctx, with
-// linear memory of at most memLimit bytes reserved up front (memalloc.go).
+// linear memory of at most memLimit bytes reserved up front (internal/memalloc).
 // Export handles are looked up once: each lookup allocates a call engine.
 func newInstance(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule, base wazero.ModuleConfig, st *callState, memLimit uint64) (*instance, error) {
 	sink := &stdioSink{st: st}
 	cfg := base.WithStdout(sink).WithStderr(sink)
-	ctx, mem := withMemoryAllocator(ctx, memLimit)
+	ctx, mem := memalloc.With(ctx, memLimit)
 	mod, err := r.InstantiateModule(withState(ctx, st), compiled, cfg)
 	sink.st = nil
 	if err != nil {
-		mem.free() // wazero does not free it when data segments or a start function fail
+		mem.Free() // wazero does not free it when data segments or a start function fail
 		return nil, err
 	}
 	in := &instance{mod: mod, sink: sink, mem: mem}
@@ -54,7 +56,7 @@ func (in *instance) call(ctx context.Context, op string, st *callState) (uint32,
 	defer func() {
 		in.sink.st = nil
 		for _, m := range in.mounts {
-			m.endCall()
+			m.EndCall()
 		}
 	}()
 	in.stack[0] = api.EncodeU32(uint32(len(st.input)))
@@ -78,8 +80,8 @@ func (in *instance) memoryBytes() uint32 {
 // ran since: the free here covers that.
 func (in *instance) close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
-	in.mem.free()
+	in.mem.Free()
 	for _, m := range in.mounts {
-		m.endCall()
+		m.EndCall()
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -101,6 +104,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		p.closeAll(ctx)
 		return nil, err
 	}
+	p.startReaper() // poolidle.go
 	return p, nil
 }
 
@@ -147,7 +151,7 @@ func (p *Provider) compile(ctx context.Context, wasm []byte) error {
 		if cctx.Err() != nil {
 			return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, p.cfg.compileTimeout)
 		}
-		return fmt.Errorf("%w: invalid module: %s", ErrCompile, Sanitize(firstLine(err.Error(), 200), 200))
+		return fmt.Errorf("%w: invalid module: %s", ErrCompile, textsafe.Sanitize(textsafe.FirstLine(err.Error(), 200), 200))
 	}
 	p.compiled = compiled
 	exports, err := checkExports(compiled)
@@ -173,18 +177,20 @@ func compileModule(ctx context.Context, wr wazero.Runtime, wasm []byte) (c wazer
 // describe, and mounts the granted directories, each at its real path or
 // at the guest path the operator gave (never where the provider asks).
 func (p *Provider) initialize(ctx context.Context) error {
-	if err := instantiateWASI(ctx, p.wr); err != nil {
+	if err := wasiguard.Instantiate(ctx, p.wr, sortedKeys(wasiImports)); err != nil {
 		return fmt.Errorf("%w: link WASI: %w", ErrInit, err)
 	}
-	if err := instantiateHostModules(ctx, p.wr, newEgress(p.cfg.grants.HTTP, func() *slog.Logger { return p.log })); err != nil {
+	if err := instantiateHostModules(ctx, p.wr, egress.New(p.cfg.grants.HTTP.egressGrant(), func() *slog.Logger { return p.log })); err != nil {
 		return fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	if err := p.rt.enter(ctx, &p.share); err != nil {
 		return fmt.Errorf("%w: waiting for a global slot: %w", ErrInit, err)
 	}
 	defer p.rt.leave(&p.share)
-	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
+	p.modCfg = grantModuleConfig(wazero.NewModuleConfig().WithName("").WithEnv(goMemLimitEnv, goMemLimit(p.cfg.memoryLimit)).WithStartFunctions(abi.ExportInitialize), p.cfg.grants)
+	start := time.Now()
 	first, err := p.newInstance(ctx)
+	took := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate: %w", ErrInit, err)
 	}
@@ -194,7 +200,7 @@ func (p *Provider) initialize(ctx context.Context) error {
 	}
 	p.pool = newPool(p.cfg.poolSize, p.newInstance)
 	if len(p.cfg.grants.Dirs) == 0 {
-		p.pool.put(first)
+		p.pool.put(first, took)
 		return nil
 	}
 	// The describe instance ran without mounts; the pool's instances get them.
@@ -202,11 +208,12 @@ func (p *Provider) initialize(ctx context.Context) error {
 	if err := p.mounts(); err != nil {
 		return err
 	}
+	start = time.Now()
 	in, err := p.newInstance(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: instantiate with granted directories: %w", ErrInit, err)
 	}
-	p.pool.put(in)
+	p.pool.put(in, time.Since(start))
 	return nil
 }
 
@@ -239,7 +246,7 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 }
 
 // mounts opens each granted directory (or the directory of granted single
-// files, see planMounts and openGrant) as a read-only rootFS on an os.Root,
+// files, see planMounts and rootfs.Open) as a read-only rootfs.FS on an os.Root,
 // which refuses paths and symlinks that leave it, mounted at its real path
 // or at the operator's guest path. Each instance mounts copies of them
 // (instanceConfig).
@@ -249,7 +256,7 @@ func (p *Provider) mounts() error {
 		return err
 	}
 	for _, m := range plans {
-		fsys, closer, err := openGrant(m)
+		fsys, closer, err := rootfs.Open(m.host, m.only, m.granted[0])
 		if err != nil {
 			return err
 		}
@@ -262,25 +269,22 @@ func (p *Provider) mounts() error {
 // guestMountFS is one granted directory and where the guest sees it.
 type guestMountFS struct {
 	guest string
-	fs    *rootFS
+	fs    *rootfs.FS
 }
 
 // instanceConfig is the module config of a new instance: its mounts record
 // the lookups of its calls into track, for the read cache.
-func (p *Provider) instanceConfig(track *fileTrack) (wazero.ModuleConfig, []*rootFS) {
+func (p *Provider) instanceConfig(track *rootfs.Track) (wazero.ModuleConfig, []*rootfs.FS) {
 	if len(p.mountFS) == 0 {
 		return p.modCfg, nil
 	}
 	fsCfg := wazero.NewFSConfig()
-	mounts := make([]*rootFS, 0, len(p.mountFS))
-	files := &openFiles{}
+	mounts := make([]*rootfs.FS, 0, len(p.mountFS))
+	files := &rootfs.OpenFiles{}
 	for _, m := range p.mountFS {
-		own := *m.fs
-		own.track = track
-		own.parent = parentDir{}
-		own.files = files
-		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&own, m.guest)
-		mounts = append(mounts, &own)
+		own := m.fs.ForInstance(track, files)
+		fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(own, m.guest)
+		mounts = append(mounts, own)
 	}
 	return p.modCfg.WithFSConfig(fsCfg), mounts
 }
@@ -293,14 +297,14 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	st := p.newState(nil)
 	st.initializing = true
 	start := time.Now()
-	var track *fileTrack // lookups are recorded only for the read cache
+	var track *rootfs.Track // lookups are recorded only for the read cache
 	if p.rt.reads != nil {
-		track = &fileTrack{}
+		track = &rootfs.Track{}
 	}
 	modCfg, mounts := p.instanceConfig(track)
 	in, err := newInstance(ictx, p.wr, p.compiled, modCfg, st, p.cfg.memoryLimit/pageSize*pageSize)
 	for _, m := range mounts { // what _initialize looked up
-		m.endCall()
+		m.EndCall()
 	}
 	if in != nil {
 		in.track, in.mounts = track, mounts
@@ -312,12 +316,4 @@ func (p *Provider) newInstance(ctx context.Context) (*instance, error) {
 	p.stats.instantiated.Add(1)
 	p.log.Debug("instance created", "took", time.Since(start))
 	return in, nil
-}
-
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > n {
-		s = s[:n]
-	}
-	return s
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/memalloc"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 // read on a fresh instance (the pool recycles after every call) that grows
 // one page at a time to the cap and touches every page (hostile grow.wat,
 // evil:grow), then the instance's close. "mapped" is the reservation
-// (memalloc_unix.go), "heap" the fallback; B/op counts the Go heap bytes,
+// (internal/memalloc), "heap" the fallback; B/op counts the Go heap bytes,
 // the copies among them. Results are in docs/performance.md.
 //
 //	go test ./runtime -run XXX -bench Grow -benchmem -count 5
@@ -22,8 +23,7 @@ func BenchmarkGrow(b *testing.B) {
 		for _, alloc := range []string{"mapped", "heap"} {
 			b.Run(fmt.Sprintf("%dMiB/%s", limit>>20, alloc), func(b *testing.B) {
 				if alloc == "heap" {
-					defer func(r func(uint64) *mappedMemory) { reserve = r }(reserve)
-					reserve = func(uint64) *mappedMemory { return nil }
+					defer memalloc.HeapOnly()()
 				}
 				rt := newTestRuntime(b, NewConfig())
 				p := load(b, rt, wasm, NewProviderConfig().WithMemoryLimit(limit).WithPoolSize(1).WithRecycleAfter(1).

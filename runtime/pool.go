@@ -4,26 +4,33 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 )
 
 // pool holds up to size instances of one provider. A token from slots is
 // needed to use or create an instance, so at most size exist at once; idle
-// instances wait in idle. Instances are created lazily, and an instance that
-// faulted is closed instead of returned, so the next acquire makes a fresh one.
+// instances wait in idle, the most recently used on top, so that a light
+// load keeps using one instance and the others age out (poolidle.go).
+// Instances are created lazily, only when none came back within what making
+// one costs (poolidle.go), and an instance that faulted is closed instead of
+// returned, so the next acquire makes a fresh one.
 type pool struct {
 	slots  chan struct{}
-	idle   chan *instance
+	wake   chan struct{} // a token per release, for acquires waiting to reuse
 	create func(ctx context.Context) (*instance, error)
+	now    func() time.Time // the idle clock; tests replace it
 
 	mu     sync.Mutex
+	idle   []idleInstance // a stack: the top is the most recently released
 	live   int
 	closed bool
+	made   time.Duration // how long making an instance took, smoothed
 }
 
 func newPool(size int, create func(ctx context.Context) (*instance, error)) *pool {
-	p := &pool{slots: make(chan struct{}, size), idle: make(chan *instance, size), create: create}
+	p := &pool{slots: make(chan struct{}, size), wake: make(chan struct{}, size), create: create, now: time.Now}
 	return p
 }
 
@@ -45,26 +52,11 @@ func (p *pool) acquire(ctx context.Context, admit func(context.Context) error) (
 		<-p.slots
 		return nil, err
 	}
-	select {
-	case in := <-p.idle:
-		return in, nil
-	default:
-	}
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
-		<-p.slots
-		return nil, abi.ErrClosed
-	}
-	in, err := p.create(ctx)
+	in, err := p.reuseOrCreate(ctx)
 	if err != nil {
 		<-p.slots
 		return nil, err
 	}
-	p.mu.Lock()
-	p.live++
-	p.mu.Unlock()
 	return in, nil
 }
 
@@ -73,23 +65,27 @@ func (p *pool) acquire(ctx context.Context, admit func(context.Context) error) (
 func (p *pool) release(ctx context.Context, in *instance, keep bool) {
 	p.mu.Lock()
 	if keep && !p.closed {
-		p.idle <- in // never blocks: at most size instances exist
+		p.push(in)
 		p.mu.Unlock()
 		<-p.slots
 		return
 	}
 	p.live--
+	p.signal() // a waiter may find live == 0 and make one
 	p.mu.Unlock()
 	in.close(ctx)
 	<-p.slots
 }
 
-// put adds an instance created outside acquire (the load-time instance).
-func (p *pool) put(in *instance) {
+// put adds an instance created outside acquire (the load-time instance),
+// which took took to make: how long a caller waits for a busy instance
+// before making another (poolidle.go).
+func (p *pool) put(in *instance, took time.Duration) {
 	p.mu.Lock()
 	p.live++
+	p.made = took
+	p.push(in)
 	p.mu.Unlock()
-	p.idle <- in
 }
 
 // liveCount is the number of instances that exist now.
@@ -103,16 +99,11 @@ func (p *pool) liveCount() int {
 func (p *pool) close(ctx context.Context) {
 	p.mu.Lock()
 	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.live -= len(idle)
 	p.mu.Unlock()
-	for {
-		select {
-		case in := <-p.idle:
-			p.mu.Lock()
-			p.live--
-			p.mu.Unlock()
-			in.close(ctx)
-		default:
-			return
-		}
+	for _, e := range idle {
+		e.in.close(ctx)
 	}
 }

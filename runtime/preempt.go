@@ -2,12 +2,11 @@ package runtime
 
 import (
 	"context"
-	"errors"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/fault"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
@@ -37,17 +36,8 @@ const (
 	preemptOff                           // nothing stops a guest: measurement only
 )
 
-// stopFault is what preemptCheck panics with; classify maps it to
-// abi.ErrTimeout.
-func stopFault(cause error) *hostFault {
-	if errors.Is(cause, context.Canceled) {
-		return &hostFault{kind: abi.ErrTimeout, msg: "call canceled", cause: context.Canceled}
-	}
-	return &hostFault{kind: abi.ErrTimeout, msg: "deadline exceeded", cause: context.DeadlineExceeded}
-}
-
 func preemptCheck(ctx context.Context, _ api.Module, stack []uint64) {
-	stopIfDone(ctx)
+	fault.StopIfDone(ctx)
 	stack[0] = api.EncodeI64(wasmbin.DefaultBudget)
 }
 

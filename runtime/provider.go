@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -38,6 +40,7 @@ type Provider struct {
 	calls    gate
 	share    share // this provider's account with the global slots
 	stats    counters
+	reaper   *reaper // poolidle.go: closes idle instances
 }
 
 type counters struct {
@@ -101,12 +104,13 @@ func (p *Provider) Close(ctx context.Context) error {
 		p.log.Warn("closing provider with calls still in flight", "waited", 2*p.cfg.timeout)
 	}
 	p.pool.close(ctx)
-	p.rt.reads.dropProvider(p)
+	p.rt.reads.DropProvider(p)
 	p.closeAll(ctx)
 	return nil
 }
 
 func (p *Provider) closeAll(ctx context.Context) {
+	p.stopReaper()
 	_ = p.wr.Close(context.WithoutCancel(ctx))
 	for _, r := range p.roots {
 		_ = r.Close()
@@ -137,7 +141,7 @@ func (p *Provider) Read(ctx context.Context, uri string) (*abi.ReadResult, error
 		return r, err
 	}
 	out := new(abi.ReadResult)
-	var files fileTrack
+	var files rootfs.Track
 	if err := p.runTracked(ctx, abi.OpRead, readInput(uri), out, func() error { return out.Validate(p.space) }, &files); err != nil {
 		return nil, err
 	}
@@ -159,7 +163,7 @@ func (p *Provider) readCached(uri string) (*abi.ReadResult, error) {
 		return nil, fmt.Errorf("%w: uri is outside provider %q's uri space", abi.ErrBadInput, p.name)
 	}
 	cache := p.rt.reads
-	if r, ok := cache.get(p, uri, time.Now()); ok {
+	if r, ok := cache.Get(p, uri, time.Now()); ok {
 		p.stats.cacheHits.Add(1)
 		return r, nil
 	}
@@ -172,10 +176,10 @@ func (p *Provider) readCached(uri string) (*abi.ReadResult, error) {
 // cacheRead keeps a read the guest answered, if its hint allows.
 //
 //go:noinline
-func (p *Provider) cacheRead(uri string, out *abi.ReadResult, files *fileTrack) {
+func (p *Provider) cacheRead(uri string, out *abi.ReadResult, files *rootfs.Track) {
 	if cache := p.rt.reads; cache != nil {
-		if until, ok := cacheable(p.cacheHint(out), time.Now()); ok && !files.overflow {
-			cache.put(p, uri, out, until, files.stamps)
+		if until, ok := readcache.Cacheable(p.cacheHint(out), time.Now()); ok && !files.Overflow {
+			cache.Put(p, uri, out, until, files.Stamps)
 		}
 	}
 }
@@ -224,7 +228,7 @@ func (p *Provider) run(ctx context.Context, op string, in any, out any, validate
 
 // runTracked is run, recording the call's lookups under granted
 // directories into files (when not nil).
-func (p *Provider) runTracked(ctx context.Context, op string, in any, out any, validate func() error, files *fileTrack) error {
+func (p *Provider) runTracked(ctx context.Context, op string, in any, out any, validate func() error, files *rootfs.Track) error {
 	start := time.Now()
 	input, err := p.callInput(op, in)
 	if err == nil {

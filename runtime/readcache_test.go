@@ -231,28 +231,3 @@ func TestReadCache_accountsWhatItHolds(t *testing.T) {
 	require.LessOrEqual(t, grown, countedGrowth+1<<20, "the heap holds no more than the cache counts")
 	require.LessOrEqual(t, countedGrowth, 2*grown+1<<20, "nor does the cache count far more than it holds")
 }
-
-// TestReadCache_tinyEntries: many tiny reads cost the cache their entry,
-// list element, map slot and result as well as their bytes. Before, an
-// entry counted its strings and 64 bytes, a quarter of what it held.
-func TestReadCache_tinyEntries(t *testing.T) {
-	const budget = 4 << 20
-	c := newReadCache(budget)
-	expires := time.Now().Add(time.Hour)
-	put := func(i int) {
-		text := strings.Repeat("x", 1+(i&15))
-		c.put(nil, "evil:tiny/"+strconv.Itoa(i), &abi.ReadResult{Contents: []abi.Content{{URI: "evil:tiny", Text: &text}}}, expires, nil)
-	}
-	for i := range 1000 { // the map's first tables
-		put(-1 - i)
-	}
-	before, counted := heapInUse(), c.usage()
-	for i := range 100_000 {
-		put(i)
-	}
-	require.LessOrEqual(t, c.usage(), int64(budget))
-	grown, countedGrowth := heapInUse()-before, c.usage()-counted
-	t.Logf("heap grew %d bytes; the cache counts %d more (%d entries)", grown, countedGrowth, len(c.entries))
-	require.LessOrEqual(t, grown, countedGrowth+256<<10, "the heap holds no more than the cache counts")
-	require.LessOrEqual(t, countedGrowth, 2*grown+256<<10, "nor does the cache count far more than it holds")
-}

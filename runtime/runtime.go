@@ -30,6 +30,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
 	"io"
 	"log/slog"
 	"os"
@@ -53,7 +54,7 @@ type Runtime struct {
 	rewrites rewriteCache  // rewritten modules, beside the compiled code
 	inProc   sync.Once     // the warning that modules compile in-process
 	slots    *slots
-	reads    *readCache // the read cache; nil when off
+	reads    *readcache.Cache // the read cache; nil when off
 	log      *slog.Logger
 }
 
@@ -62,7 +63,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), reads: newReadCache(cfg.readCache), log: cfg.logger}
+	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), reads: readcache.New(cfg.readCache), log: cfg.logger}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -113,7 +114,7 @@ func privateDir(dir string) (string, error) {
 }
 
 // ReadCacheBytes is what the read cache holds now, in bytes.
-func (r *Runtime) ReadCacheBytes() int64 { return r.reads.usage() }
+func (r *Runtime) ReadCacheBytes() int64 { return r.reads.Usage() }
 
 // Close releases the compilation cache, and removes its directory when it
 // was a temporary one. Providers must be closed first.

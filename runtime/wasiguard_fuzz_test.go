@@ -5,10 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -221,7 +225,7 @@ func runHostCall(t *testing.T, prog []byte) (time.Duration, error) {
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2).WithMemoryLimitPages(hostCallMemory/pageSize))
 	defer r.Close(ctx)
-	require.NoError(t, instantiateWASI(ctx, r))
+	require.NoError(t, wasiguard.Instantiate(ctx, r, sortedKeys(wasiImports)))
 	require.NoError(t, instantiateHostModules(ctx, r, nil))
 	def := hostCallDef(t, r, fn)
 	wasm := hostCallGuest(fn, def.ParamTypes(), def.ResultTypes(), pages, prog[min(2, len(prog)):])
@@ -271,10 +275,10 @@ func hostCallDir(t testing.TB) string {
 }
 
 // hostCallMount grants dir as a provider grants a directory.
-func hostCallMount(t *testing.T, dir string) *rootFS {
+func hostCallMount(t *testing.T, dir string) *rootfs.FS {
 	plans, err := planMounts(Grants{Dirs: []DirGrant{{HostPath: dir, GuestPath: "/data"}}})
 	require.NoError(t, err)
-	fsys, closer, err := openGrant(plans[0])
+	fsys, closer, err := rootfs.Open(plans[0].host, plans[0].only, plans[0].granted[0])
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = closer.Close() })
 	return fsys
@@ -357,4 +361,30 @@ func hostCallGuest(fn hostCallFunc, params, results []api.ValueType, pages uint3
 		out = append(wasmbintest.U32(append(out, sec.id), uint32(len(sec.b))), sec.b...)
 	}
 	return out
+}
+
+// TestHostFunctionBoundsDocumented: the guarded WASI module links exactly
+// the allowlist, and abi/ABI.md §9.3 states a bound for every function a
+// guest can import.
+func TestHostFunctionBoundsDocumented(t *testing.T) {
+	ctx := t.Context()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	require.NoError(t, wasiguard.Instantiate(ctx, r, sortedKeys(wasiImports)))
+	var linked []string
+	for name := range r.Module(wasiguard.Module).ExportedFunctionDefinitions() {
+		linked = append(linked, name)
+	}
+	slices.Sort(linked)
+	require.Equal(t, sortedKeys(wasiImports), linked)
+
+	b, err := os.ReadFile("../abi/ABI.md")
+	require.NoError(t, err)
+	_, sec, ok := strings.Cut(string(b), "### 9.3 Host functions")
+	require.True(t, ok, "abi/ABI.md has no §9.3 Host functions")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	names := append(hostCallFuncs(), hostCallFunc{"mcpw_v1", "http_fetch"}, hostCallFunc{"mcpw_v1", "http_read"})
+	for _, f := range names {
+		require.Regexp(t, regexp.MustCompile("`"+regexp.QuoteMeta(f.name)+"`"), sec, "ABI §9.3 states no bound for %s.%s", f.module, f.name)
+	}
 }

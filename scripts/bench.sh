@@ -2,7 +2,7 @@
 # Reproduces the micro-benchmarks in docs/performance.md: the runtime's
 # per-call overhead, instantiation and loading, strict decoding, and reads
 # end to end over stdio (wasm vs native). Needs clang + wasi-libc for the C
-# guest (see README). Prints benchstat-friendly lines to stdout.
+# guest (see docs/development.md). Prints benchstat-friendly lines to stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-5}
@@ -19,5 +19,5 @@ go test ./runtime/internal/wasmbin -run XXX -bench 'BenchmarkParse|BenchmarkInst
 go test ./runtime -run XXX -bench 'BenchmarkDeadlineOverrun' -benchtime 20x
 go test ./runtime -run XXX -bench 'BenchmarkCompile' -count 2 -benchtime 3x
 go test ./cmd/mcp-wasm -run XXX -bench ReadStdio -benchmem -count "$COUNT"
-# The catalog in every SDK (needs Rust and AssemblyScript too, see README).
+# The catalog in every SDK (needs Rust and AssemblyScript too, see docs/writing-providers.md).
 go test ./guests/catalog -run XXX -bench Catalog -benchmem -count "$COUNT"

@@ -41,6 +41,12 @@ type TrackingSink interface {
 	ProviderChanged(provider string)
 }
 
+// providerListSink is a ChangeSink that tells a list change only to the
+// clients that may see the provider's resources (*server.Server).
+type providerListSink interface {
+	ProviderListChanged(provider string)
+}
+
 // feeds runs one change feed per served provider that reports changes.
 type feeds struct {
 	mu      sync.Mutex
@@ -140,7 +146,11 @@ func (f *feeds) start(p *Provider) chan struct{} {
 				f.sink.ResourcesUpdated(name, res.Updated...)
 			}
 			if res.ListChanged {
-				f.sink.ResourceListChanged()
+				if sc, ok := f.sink.(providerListSink); ok {
+					sc.ProviderListChanged(name) // only to clients that may see the provider
+				} else {
+					f.sink.ResourceListChanged()
+				}
 			}
 		})
 		if err != nil {

@@ -36,6 +36,7 @@ type Provider struct {
 // provider's describe (config.Provider.RuntimeConfig): they are applied
 // once, there, so that logs, metrics, the read cache and the server agree.
 func newProvider(spec config.Provider, m Module, p *runtime.Provider) *Provider {
+	m.Wasm = nil // loaded: the runtime keeps what it needs, and a Go guest is megabytes
 	return &Provider{rt: p, desc: prefixDescribe(spec.SchemePrefix, p.Describe()), prefix: spec.SchemePrefix, spec: spec, module: m}
 }
 

@@ -48,6 +48,10 @@ type SetOptions struct {
 	Reread func() (*config.Config, error)
 	// Publish swaps a new generation into the server; required to reload.
 	Publish Publish
+	// PublishGeneration, when set, is used instead of Publish: it gets the
+	// whole generation, whose config holds what else must swap with the
+	// providers (the access rules).
+	PublishGeneration func(next *Generation) (drained <-chan struct{}, err error)
 	// Log receives reload and feed events; nil discards them.
 	Log *slog.Logger
 }
@@ -58,6 +62,7 @@ type Set struct {
 	loader  *Loader
 	reread  func() (*config.Config, error)
 	publish Publish
+	pubGen  func(*Generation) (<-chan struct{}, error)
 	log     *slog.Logger
 	stop    chan struct{} // closed by Close: retired generations close at once
 
@@ -81,7 +86,7 @@ func NewSet(loader *Loader, first *Generation, opts SetOptions) *Set {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{loader: loader, reread: opts.Reread, publish: opts.Publish, log: log,
+	s := &Set{loader: loader, reread: opts.Reread, publish: opts.Publish, pubGen: opts.PublishGeneration, log: log,
 		stop: make(chan struct{}), started: first.cfg, stamps: first.stamps}
 	s.current.Store(first)
 	return s
@@ -147,7 +152,7 @@ func (s *Set) load(ctx context.Context) (*config.Config, error) {
 		return nil, errors.New("reload after close")
 	case s.reread == nil:
 		return nil, errors.New("providers come from flags: restart to change them (or serve --config FILE)")
-	case s.publish == nil:
+	case s.publish == nil && s.pubGen == nil:
 		return nil, errors.New("reload before the server started")
 	}
 	// The config file is stamped before it is read, its modules after: a
@@ -167,7 +172,12 @@ func (s *Set) load(ctx context.Context) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	drained, err := s.publish(next.Providers())
+	var drained <-chan struct{}
+	if s.pubGen != nil {
+		drained, err = s.pubGen(next)
+	} else {
+		drained, err = s.publish(next.Providers())
+	}
 	if err != nil {
 		next.Close(ctx)
 		return nil, err

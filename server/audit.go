@@ -23,7 +23,8 @@ const (
 type auditEvent struct {
 	who, session, method, tool, uri, provider string
 	decision, reason                          string
-	status                                    int // HTTP status, for refusals before MCP
+	rule                                      string // the access rule that decided (aclserve.go)
+	status                                    int    // HTTP status, for refusals before MCP
 	bytes                                     int64
 	duration                                  time.Duration
 }
@@ -46,6 +47,7 @@ func (s *Server) audit(ctx context.Context, e auditEvent) {
 	add("provider", e.provider)
 	attrs = append(attrs, slog.String("decision", e.decision))
 	add("reason", e.reason)
+	add("rule", e.rule)
 	if e.status != 0 {
 		attrs = append(attrs, slog.Int("status", e.status))
 	}
@@ -63,12 +65,16 @@ func (s *Server) audited(next mcp.MethodHandler) mcp.MethodHandler {
 		switch {
 		case method == "initialize":
 			res, err := next(ctx, method, req)
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil {
+				s.remember(ctx, ss) // for list changes under access rules (aclserve.go)
+			}
 			return res, coded(err)
 		case method == "ping", method == "server/discover", strings.HasPrefix(method, "notifications/"):
 			return next(ctx, method, req)
 		}
 		start := time.Now()
 		res, err := next(ctx, method, req)
+		s.countDenial(ctx, method, req, res)
 		s.auditCall(ctx, method, req, res, err, start)
 		return res, err
 	}
@@ -101,6 +107,7 @@ func (s *Server) auditCall(ctx context.Context, method string, req mcp.Request, 
 		e.provider, e.bytes = s.providerOf(e.uri), servedBytes(res)
 		e.decision, e.reason = decide(err)
 	}
+	e.rule, _ = s.accessOf(ctx, method, e.uri)
 	e.duration = time.Since(start)
 	s.audit(ctx, e)
 }
@@ -154,6 +161,10 @@ func uriOf(req mcp.Request) string {
 		if p.Ref != nil {
 			return p.Ref.URI
 		}
+	case *skillsGetParams: // skills.go
+		return p.URI
+	case *directoryReadParams:
+		return p.URI
 	}
 	return ""
 }

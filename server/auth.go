@@ -19,6 +19,7 @@ type principal struct {
 	key    string // principalKey: kind, issuer and subject (principal.go)
 	scopes []string
 	expiry time.Time // zero for static tokens
+	who    Who       // what access rules match (acl.go)
 }
 
 // authError is a refused authentication: the status and RFC 6750 code the
@@ -41,7 +42,7 @@ func (a *authenticator) authenticate(r *http.Request) (*principal, *authError) {
 	if refusal != nil {
 		return nil, &authError{status: refusal.Status, code: refusal.Code, cause: refusal.Cause, refusal: refusal}
 	}
-	return &principal{key: keyOf(p), scopes: p.Scopes, expiry: p.Expiry}, nil
+	return &principal{key: keyOf(p), scopes: p.Scopes, expiry: p.Expiry, who: whoOfPrincipal(p)}, nil
 }
 
 // challenge writes the refusal with its WWW-Authenticate header.

@@ -40,10 +40,10 @@ func (s *Server) completeParams(ctx context.Context, p *mcp.CompleteParams) (*mc
 	if p.Ref.Type != refResource {
 		return noValues(), nil
 	}
-	set := s.acquire()
+	set := s.acquireFor(ctx)
 	defer set.release()
 	m := set.templateOwner(p.Ref.URI)
-	if m == nil || !m.has(abi.OpComplete) || !m.filter.allowsTemplate(p.Ref.URI) {
+	if m == nil || !m.has(abi.OpComplete) || !m.allowsTemplate(p.Ref.URI) {
 		return noValues(), nil
 	}
 	in := abi.CompleteRequest{

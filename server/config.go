@@ -13,7 +13,7 @@ const (
 	// or resources/templates/list page: clients that stop at 64 pages (the
 	// TypeScript SDK's listResources, the Inspector) then list 128,000
 	// resources. A page of the files provider's items is about 190 bytes
-	// an item, so some 400 KB of JSON (README "Paging").
+	// an item, so some 400 KB of JSON (docs/protocol.md, "Paging").
 	DefaultPageSize = 2000
 	// MaxPageSize is the largest page size a Config accepts: 640,000
 	// resources in 64 pages, a page of some 2 MB of JSON. A page may span
@@ -47,9 +47,10 @@ type Config struct {
 	version        string
 	instructions   string
 	cursorKey      []byte
-	oldCursorKeys  [][]byte   // accepted, never signed with
-	maxSubs        int        // live.go
-	liveShares     liveShares // live.go
+	oldCursorKeys  [][]byte    // accepted, never signed with
+	fleetCfg       fleetConfig // fleet_config.go
+	maxSubs        int         // live.go
+	liveShares     liveShares  // live.go
 	// stdioWriteTimeout is the deadline of each piece of a stdio write
 	// (stdio.go): DefaultWriteTimeout, shortened by tests.
 	stdioWriteTimeout time.Duration
@@ -62,6 +63,7 @@ type Config struct {
 	inputEnded        func()        // stdio.go
 	roots             RootsFunc     // roots.go
 	listCache         int64         // listcache.go
+	rules             Rules         // acl.go
 }
 
 // NewConfig returns the default configuration: no providers, slog.Default
@@ -169,7 +171,7 @@ func (c Config) WithImplementation(name, version string) Config {
 // bytes), and previous keys whose cursors are still accepted (a key
 // rotation: cursors handed out before it keep working). Defaults to a
 // random key drawn by New, so cursors do not survive a restart; mcp-wasm
-// serve gives a key kept on disk (README "Paging").
+// serve gives a key kept on disk (docs/protocol.md, "Paging").
 func (c Config) WithCursorKey(key []byte, previous ...[]byte) Config {
 	c.cursorKey = slices.Clone(key)
 	c.oldCursorKeys = nil

@@ -40,6 +40,7 @@ const (
 type position struct {
 	Kind   string `json:"k"`
 	Query  []byte `json:"q,omitempty"` // digest of a narrowed listing's query (listQuery), else none
+	Who    []byte `json:"w,omitempty"` // digest of the client's view when access rules are on (aclview.go)
 	Index  int    `json:"i"`
 	Name   string `json:"n"`
 	Cursor opaque `json:"c,omitempty"`
@@ -142,11 +143,14 @@ func parsePosition(payload []byte) (position, error) {
 	case len(p.Cursor) > abi.MaxCursorLength:
 		return position{}, fmt.Errorf("%w: provider cursor too long", errBadCursor)
 	case len(p.Seen)%digestSize != 0, len(p.Seen) > seenWindow*digestSize, len(p.Mark) != 0 && len(p.Mark) != digestSize,
-		len(p.Query) != 0 && len(p.Query) != queryDigestSize:
+		len(p.Query) != 0 && len(p.Query) != queryDigestSize, len(p.Who) != 0 && len(p.Who) != whoDigestSize:
 		return position{}, fmt.Errorf("%w: malformed digests", errBadCursor)
 	}
 	if len(p.Query) == 0 {
 		p.Query = nil
+	}
+	if len(p.Who) == 0 {
+		p.Who = nil
 	}
 	if len(p.Seen) == 0 {
 		p.Seen = nil // "s":"" is no digest, as encode writes it
@@ -164,6 +168,9 @@ func parsePosition(payload []byte) (position, error) {
 func (p position) valid(q listQuery, backends []*backend) error {
 	if p.Kind != q.kind || !bytes.Equal(p.Query, q.digest()) {
 		return fmt.Errorf("%w: cursor belongs to another list", errBadCursor)
+	}
+	if !bytes.Equal(p.Who, q.who) {
+		return fmt.Errorf("%w: cursor belongs to another client", errBadCursor)
 	}
 	if p.Index >= len(backends) || backends[p.Index].name != p.Name {
 		return fmt.Errorf("%w: stale", errBadCursor)

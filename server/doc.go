@@ -32,7 +32,12 @@
 //
 // The operator decides what clients see at all: a provider given with
 // [WithURIFilter] shows only the URIs its include and exclude patterns let
-// through, in every method and in the tools view alike.
+// through, in every method and in the tools view alike. Access rules
+// (Config.WithRules, [Server.SetProvidersAndRules]) narrow that per client:
+// once any is given, a client (a static token's name, an OAuth subject with
+// its scopes and claims, an anonymous HTTP client, the local user on stdio)
+// sees only what a rule for it allows, and a hidden resource answers
+// exactly as an absent one, without a provider call (acl.go).
 //
 // # Live resources
 //

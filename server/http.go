@@ -218,6 +218,9 @@ func (s *Server) ServeStreamable(ctx context.Context, ln net.Listener, cfg HTTPC
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		TLSConfig:         cfg.tls,
 	}
+	busCtx, stopBus := context.WithCancel(context.Background())
+	defer s.runBus(busCtx)() // bus.go; waits for the bus after stopBus
+	defer stopBus()
 	errc := make(chan error, 1)
 	go func() {
 		if cfg.tls != nil {

@@ -32,6 +32,11 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if answered {
 		return
 	}
+	sealID, fleetDone, answered := h.fleetRequest(ctx, w, r, pk) // fleet_http.go
+	if answered {
+		return
+	}
+	defer fleetDone()
 	switch {
 	case r.Method == http.MethodGet:
 		h.events.resumeFromNow(r)
@@ -59,9 +64,10 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	defer sw.abort()
 	if pk.method == methodListen && pk.id != nil {
 		// A cancel for it ends the request: its stream closes unanswered.
-		defer h.listens.add(h.clientKey(ctx, r), *pk.id, sw.abort)()
+		defer h.listens.add(h.clientKey(ctx, r), *pk.id, sw.cancel)()
 	}
 	sw.lagging = func() { h.lagging(ctx, r) }
+	sw.header = sealID
 	sw.mark = &answerMark{}
 	ctx = context.WithValue(ctx, answerMarkKey{}, sw.mark)
 	if stateful && pk.method == "initialize" {
@@ -71,7 +77,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 			h.deny(ctx, r, start, refused, sessionRefusalStatus(refused))
 			return
 		}
-		defer func() { opened(sw.Header().Get(headerSessionID)) }()
+		defer func() { opened(cmp.Or(sw.localSession(), sw.Header().Get(headerSessionID))) }()
 	}
 	next.ServeHTTP(sw, r.WithContext(ctx))
 }

@@ -34,9 +34,10 @@ type streamWriter struct {
 	interval     time.Duration
 	writeTimeout time.Duration
 	rc           *http.ResponseController
-	mark         *answerMark // a 400 for an error the server served goes out as 200 (http_status.go)
-	abort        func()      // ends the request, once a write failed
-	lagging      func()      // told once when a write misses its deadline
+	mark         *answerMark       // a 400 for an error the server served goes out as 200 (http_status.go)
+	abort        func()            // ends the request, once a write failed
+	lagging      func()            // told once when a write misses its deadline
+	header       func(http.Header) // changes the headers before they go out (nil: none)
 
 	mu        sync.Mutex
 	status    int
@@ -44,8 +45,17 @@ type streamWriter struct {
 	lastWrite time.Time
 	done      bool
 	failed    bool          // a write failed: the stream is over
+	local     string        // the session id go-sdk set, before header changed it
 	stop      chan struct{} // non-nil once keep-alives run
 	wg        sync.WaitGroup
+}
+
+// localSession is the session id go-sdk answered with, before the
+// header hook changed it, "" for none.
+func (w *streamWriter) localSession() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.local
 }
 
 // writeChunk is the most a write hands the connection under one deadline.
@@ -88,6 +98,10 @@ func (w *streamWriter) writeHeaderLocked(code int) {
 		code = http.StatusOK
 	}
 	w.status = code
+	if w.header != nil {
+		w.local = w.Header().Get(headerSessionID)
+		w.header(w.Header()) // a fleet's sealed session id (fleet_http.go)
+	}
 	if isEventStream(w.Header().Get("Content-Type")) {
 		w.Header().Set("X-Accel-Buffering", "no")
 		w.stop = make(chan struct{})
@@ -170,6 +184,16 @@ func (w *streamWriter) keepAlive() {
 
 // finish stops keep-alives and refuses further writes. It returns the
 // status sent (200 if the handler wrote nothing) and the body bytes.
+// cancel ends the stream of a request its client cancelled: nothing more
+// is written to it (the receiver of a cancellation does not answer the
+// request, however its handler ends), and the request's context ends.
+func (w *streamWriter) cancel() {
+	w.mu.Lock()
+	w.done = true // finish still stops the keep-alives
+	w.mu.Unlock()
+	w.abort()
+}
+
 func (w *streamWriter) finish() (status int, written int64) {
 	w.mu.Lock()
 	w.done = true

@@ -33,6 +33,7 @@ type listQuery struct {
 	kind     string // kindResources or kindTemplates
 	provider string // "": every provider
 	prefix   string // "": every URI
+	who      []byte // the client's view digest (aclview.go), nil with no access rules
 }
 
 // queryDigestSize is the size of a query digest in a cursor.
@@ -240,7 +241,7 @@ func (l lister[T]) take(m *backend, out, items []T, next string, pos position) (
 // nextProvider returns the start of the provider after pos.
 func (l lister[T]) nextProvider(pos position) position {
 	i := pos.Index + 1
-	p := position{Kind: pos.Kind, Query: pos.Query, Index: i}
+	p := position{Kind: pos.Kind, Query: pos.Query, Who: pos.Who, Index: i}
 	if i < len(l.backends) {
 		p.Name = l.backends[i].name
 	}
@@ -249,7 +250,7 @@ func (l lister[T]) nextProvider(pos position) position {
 
 // firstPosition is the start of the listing q over backends.
 func firstPosition(backends []*backend, q listQuery) position {
-	p := position{Kind: q.kind, Query: q.digest()}
+	p := position{Kind: q.kind, Query: q.digest(), Who: q.who}
 	if len(backends) > 0 {
 		p.Name = backends[0].name
 	}

@@ -28,11 +28,15 @@ const (
 // and must lie in some provider's uri space; the provider is not called, so
 // a client may subscribe to a resource that does not exist yet.
 func (s *Server) subscribeHandler(ctx context.Context, req *mcp.SubscribeRequest) error {
-	return served(ctx, s.subscribe(clientOf(ctx), req))
+	err := s.subscribe(ctx, clientOf(ctx), req)
+	if err == nil && req.Params != nil && !revisionOf(req, req.Params.Meta).stateless() {
+		s.fleetSubscribed(req.Session, req.Params.URI, true) // bus.go
+	}
+	return served(ctx, err)
 }
 
 // subscribe subscribes the session of req, opened by client, to its URI.
-func (s *Server) subscribe(client string, req *mcp.SubscribeRequest) error {
+func (s *Server) subscribe(ctx context.Context, client string, req *mcp.SubscribeRequest) error {
 	if req.Params == nil {
 		return invalidParams("missing params")
 	}
@@ -43,12 +47,13 @@ func (s *Server) subscribe(client string, req *mcp.SubscribeRequest) error {
 		s.log.Debug("subscribe refused", "reason", err)
 		return invalidParams("%v", err)
 	}
-	set := s.acquire()
+	set := s.acquireFor(ctx)
 	m := set.owner(u)
 	set.release()
-	if m == nil || !m.filter.Allows(norm) {
+	if m == nil || !m.allows(norm) {
 		return notFound(rev, raw)
 	}
+	s.remember(ctx, req.Session)
 	return s.subs.add(req.Session, client, raw, subscriptionKey(norm), rev.stateless())
 }
 
@@ -61,6 +66,9 @@ func (s *Server) unsubscribeHandler(_ context.Context, req *mcp.UnsubscribeReque
 		return invalidParams("missing params")
 	}
 	s.subs.remove(req.Session, req.Params.URI, revisionOf(req, req.Params.Meta).stateless())
+	if !revisionOf(req, req.Params.Meta).stateless() {
+		s.fleetSubscribed(req.Session, req.Params.URI, false) // bus.go
+	}
 	return nil
 }
 
@@ -80,7 +88,8 @@ func (s *Server) listen(ctx context.Context, next mcp.MethodHandler, method stri
 	if err := s.subs.beginListen(r.Session, clientOf(ctx)); err != nil {
 		return nil, served(ctx, err)
 	}
-	r.Params.Notifications = s.honoured(r.Params.Notifications)
+	r.Params.Notifications = s.honoured(ctx, r.Params.Notifications)
+	s.remember(ctx, r.Session)
 	if end, ok := ctx.Value(listensEndKey{}).(context.Context); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
@@ -107,14 +116,14 @@ type listensEndKey struct{}
 // handed), so a URI a read would refuse, or that no provider owns, is left
 // out of it instead of failing the whole listen. Its other resources are
 // still heard.
-func (s *Server) honoured(n *mcp.NotificationSubscriptions) *mcp.NotificationSubscriptions {
+func (s *Server) honoured(ctx context.Context, n *mcp.NotificationSubscriptions) *mcp.NotificationSubscriptions {
 	out := *n
 	out.ResourceSubscriptions = nil
-	set := s.acquire()
+	set := s.acquireFor(ctx)
 	defer set.release()
 	for _, raw := range n.ResourceSubscriptions {
 		if norm, u, err := checkURI(raw); err == nil {
-			if m := set.owner(u); m != nil && m.filter.Allows(norm) {
+			if m := set.owner(u); m != nil && m.allows(norm) {
 				out.ResourceSubscriptions = append(out.ResourceSubscriptions, raw)
 				continue
 			}

@@ -24,8 +24,8 @@ func inUse() uint64 {
 
 // BenchmarkLiveMemory_subscription measures what one subscription costs
 // the host, with a short URI and with one of the longest URIs accepted
-// (abi.MaxURILength). It reports B/subscription; the README's security
-// model and DefaultMaxSubscriptionsTotal quote it.
+// (abi.MaxURILength). It reports B/subscription; the security model
+// (docs/security.md) and DefaultMaxSubscriptionsTotal quote it.
 //
 //	go test ./server -run '^$' -bench LiveMemory -benchtime 1x
 func BenchmarkLiveMemory_subscription(b *testing.B) {
@@ -58,8 +58,8 @@ func BenchmarkLiveMemory_subscription(b *testing.B) {
 // Streamable HTTP costs the server: its connection, request, session and
 // stream, all held open. The clients are bare TCP connections that send
 // the request and read up to the acknowledgement, so that they cost the
-// process next to nothing themselves. It reports B/listen; the README's
-// security model and DefaultMaxListens quote it.
+// process next to nothing themselves. It reports B/listen; the
+// security model (docs/security.md) and DefaultMaxListens quote it.
 func BenchmarkLiveMemory_listen(b *testing.B) {
 	const n = 500
 	s := newServer(b, NewConfig().WithProviders(notesProvider()).WithListenShares(n, n))

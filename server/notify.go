@@ -35,14 +35,16 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 			refused++ // provider text: counted, not logged
 			continue
 		}
-		if key := subscriptionKey(norm); m.filter.Allows(norm) && s.subs.subscribed(key) {
+		if key := subscriptionKey(norm); m.allows(norm) && (s.busy() || s.subs.subscribed(key)) {
 			pending = append(pending, key)
 		}
 	}
 	if refused > 0 {
 		m.log.Warn("changed uris refused: not valid uris of the provider's uri space", "refused", refused, "of", len(uris))
 	}
-	s.notify.add(pending, false)
+	if len(pending) > 0 && !s.publishChanges(pending, false) { // bus.go
+		s.notify.add(pending, false)
+	}
 }
 
 // ResourceListChanged tells clients that the set of resources changed:
@@ -51,7 +53,9 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 // stream. Coalesced with other changes like ResourcesUpdated.
 func (s *Server) ResourceListChanged() {
 	s.lists.changedAll()
-	s.notify.add(nil, true)
+	if !s.publishChanges(nil, true) { // bus.go
+		s.notify.add(nil, true)
+	}
 }
 
 // Interested reports whether a change would reach any client now: a
@@ -60,7 +64,7 @@ func (s *Server) ResourceListChanged() {
 // feeds may poll providers only while it is true. The list cache counts
 // as a listener while it holds pages kept until a change (listcache.go).
 func (s *Server) Interested() bool {
-	if s.subs.active() || s.lists.active() {
+	if s.subs.active() || s.lists.active() || s.busy() { // with a bus, clients of other replicas may be
 		return true
 	}
 	for ss := range s.mcp.Sessions() {
@@ -88,7 +92,8 @@ func (ps *providerSet) named(name string) *backend {
 // its subscription id. Each session's notifications go out on its own
 // sender (outbox.go): deliver never waits for a client.
 func (s *Server) deliver(keys []string, listChanged bool) {
-	out := s.subs.targets(keys, listChanged)
+	keys, scoped := splitListMarkers(keys) // aclserve.go
+	out := s.screen(s.subs.targets(keys, listChanged))
 	if listChanged {
 		for ss := range s.mcp.Sessions() {
 			if p := ss.InitializeParams(); p != nil && !revision(p.ProtocolVersion).stateless() {
@@ -96,7 +101,8 @@ func (s *Server) deliver(keys []string, listChanged bool) {
 			}
 		}
 	}
-	s.out.put(out)
+	out = append(out, s.scopedListChanges(scoped, listChanged)...)
+	s.out.put(s.delivering(out)) // bus.go
 }
 
 // sendTimeout bounds the sending of one notification to a slow client,

@@ -50,6 +50,12 @@ type backend struct {
 	cache  *abi.CacheHint
 	filter URIFilter
 	log    *slog.Logger
+
+	// grants are the filters of the access rules for the client of a
+	// view (aclview.go); restricted is set in a view, where no grant
+	// hides everything.
+	grants     []URIFilter
+	restricted bool
 }
 
 func newBackend(p Provider, d abi.Describe, log *slog.Logger) *backend {

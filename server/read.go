@@ -59,7 +59,7 @@ type aRead struct {
 // route and served, which are not inlined. A wasm provider's call needs
 // several KiB of stack below them (runtime.Provider.guarded says why).
 func (s *Server) read(ctx context.Context, rev revision, raw string) (aRead, *jsonrpc.Error) {
-	set, m, uri, jerr := s.route(rev, raw)
+	set, m, uri, jerr := s.route(ctx, rev, raw)
 	if jerr != nil {
 		return aRead{}, jerr
 	}
@@ -74,13 +74,13 @@ func (s *Server) read(ctx context.Context, rev revision, raw string) (aRead, *js
 // the provider set it returns acquired (the caller releases it).
 //
 //go:noinline
-func (s *Server) route(rev revision, raw string) (*providerSet, *backend, string, *jsonrpc.Error) {
+func (s *Server) route(ctx context.Context, rev revision, raw string) (*providerSet, *backend, string, *jsonrpc.Error) {
 	uri, u, err := checkURI(raw)
 	if err != nil {
 		s.log.Debug("read refused", "reason", err)
 		return nil, nil, "", invalidParams("%v", err)
 	}
-	set := s.acquire()
+	set := s.acquireFor(ctx)
 	m := set.owner(u)
 	if !m.serves(uri) {
 		set.release()
@@ -108,13 +108,13 @@ func (s *Server) served(ctx context.Context, rev revision, raw string, m *backen
 		m.log.Warn("provider read result refused", "op", abi.OpRead, "error", err)
 		return aRead{}, internalError()
 	}
-	contents := slices.DeleteFunc(slices.Clone(res.Contents), func(c abi.Content) bool { return !m.filter.Allows(c.URI) })
+	contents := slices.DeleteFunc(slices.Clone(res.Contents), func(c abi.Content) bool { return !m.allows(c.URI) })
 	if len(contents) == 0 {
 		// Every content is hidden: the read of a visible URI (a
 		// directory, say) may return contents of hidden ones.
 		return aRead{}, notFound(rev, raw)
 	}
-	return aRead{contents: contents, cache: s.readCache(m, res), provider: m.name}, nil
+	return aRead{contents: contents, cache: m.privately(s.readCache(m, res)), provider: m.name}, nil
 }
 
 // owner returns the provider whose uri space owns u, or nil. New and
@@ -131,7 +131,7 @@ func (ps *providerSet) owner(u *url.URL) *backend {
 // serves reports whether m (nil: no provider) reads uri for clients: it
 // implements read, and its filter lets uri through.
 func (m *backend) serves(uri string) bool {
-	return m != nil && m.has(abi.OpRead) && m.filter.Allows(uri)
+	return m != nil && m.has(abi.OpRead) && m.allows(uri)
 }
 
 // reads returns the provider a read of raw would reach, or nil when the

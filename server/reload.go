@@ -15,6 +15,9 @@ import (
 type providerSet struct {
 	backends  []*backend // sorted by name
 	listCache abi.CacheHint
+	rules     Rules        // access rules (acl.go); swapped with the providers
+	parent    *providerSet // of a client's view: the set it is a view of
+	who       []byte       // of a client's view: its digest, bound into cursors
 
 	mu       sync.Mutex
 	inFlight int
@@ -41,6 +44,10 @@ func (s *Server) acquire() *providerSet {
 
 // release ends one request on ps.
 func (ps *providerSet) release() {
+	if ps.parent != nil {
+		ps.parent.release()
+		return
+	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.inFlight--
@@ -73,6 +80,12 @@ func (ps *providerSet) retire() <-chan struct{} {
 // a provider still at the same position; others are refused with "list
 // again without a cursor". Clients are told the list changed.
 func (s *Server) SetProviders(ps ...Provider) (<-chan struct{}, error) {
+	return s.swap(nil, ps)
+}
+
+// swap is SetProviders with the access rules of the new set: rules, or
+// the current set's when rules is nil.
+func (s *Server) swap(rules *Rules, ps []Provider) (<-chan struct{}, error) {
 	for i, p := range ps {
 		if p == nil {
 			return nil, fmt.Errorf("set providers: provider %d is nil", i)
@@ -85,6 +98,10 @@ func (s *Server) SetProviders(ps ...Provider) (<-chan struct{}, error) {
 	next := newProviderSet(backends)
 	s.setMu.Lock()
 	old := s.set
+	next.rules = old.rules
+	if rules != nil {
+		next.rules = *rules
+	}
 	s.set = next
 	s.setMu.Unlock()
 	drained := old.retire()

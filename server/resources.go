@@ -49,8 +49,9 @@ func (s *Server) listTemplates(ctx context.Context, req *mcp.ListResourceTemplat
 func listPage[T any](ctx context.Context, s *Server, rev revision, cursor string, q listQuery, size int, op string,
 	fetch func(context.Context, *backend, string) (fetched[T], error), shape func(T, revision) T,
 ) ([]T, stateless, string, error) {
-	set := s.acquire()
+	set := s.acquireFor(ctx)
 	defer set.release()
+	q.who = set.who
 	if q.provider != "" && set.named(q.provider) == nil {
 		return nil, stateless{}, "", invalidParams("no provider is named %q", clip(q.provider))
 	}
@@ -110,7 +111,7 @@ func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) 
 		switch {
 		case !m.space.OwnsString(r.URI):
 			foreign++
-		case m.filter.Allows(r.URI):
+		case m.allows(r.URI):
 			out = append(out, r)
 		}
 	}
@@ -138,7 +139,7 @@ func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) 
 			m.log.Warn("template left out", "op", abi.OpTemplates, "template", clip(t.URITemplate), "reason", err)
 			continue
 		}
-		if m.filter.allowsTemplate(t.URITemplate) {
+		if m.allowsTemplate(t.URITemplate) {
 			out = append(out, t)
 		}
 	}

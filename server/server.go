@@ -30,6 +30,8 @@ type Server struct {
 	out        *outboxes      // per-session queues of change notifications, outbox.go
 	rootsWatch *rootsWatch    // asks for the client's roots, roots.go
 	lists      *listCache     // provider pages kept while unchanged, listcache.go
+	hearers    hearers        // who each subscribed session is, aclserve.go
+	fleet      *fleet         // sealed sessions and the bus, nil outside a fleet (bus.go)
 
 	setMu sync.RWMutex
 	set   *providerSet // the current providers; requests take it with acquire
@@ -58,18 +60,23 @@ func New(cfg Config) (*Server, error) {
 		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
 	}
 	s := &Server{cfg: cfg, log: log, cursors: cursorCodec{key: key, previous: cfg.oldCursorKeys}, set: newProviderSet(backends)}
+	s.set.rules = cfg.rules
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.rootsWatch = newRootsWatch()
 	s.lists = newListCache(cfg.listCache)
+	if s.fleet, err = cfg.newFleet(); err != nil {
+		return nil, err
+	}
 	opts := &mcp.ServerOptions{
 		Logger:       slog.New(demoted{log.Handler()}).With("component", "go-sdk"),
 		Instructions: cfg.instructions,
 		Capabilities: &mcp.ServerCapabilities{
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
-			Tools:       &mcp.ToolCapabilities{},   // always empty: see empty.go
-			Prompts:     &mcp.PromptCapabilities{}, // always empty: see empty.go
+			Tools:       &mcp.ToolCapabilities{},    // always empty: see empty.go
+			Prompts:     &mcp.PromptCapabilities{},  // always empty: see empty.go
+			Extensions:  skillsCapability(backends), // skills.go
 		},
 		SubscribeHandler:          s.subscribeHandler,
 		UnsubscribeHandler:        s.unsubscribeHandler,
@@ -79,6 +86,9 @@ func New(cfg Config) (*Server, error) {
 		s.rootsHandlers(opts)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.name, Version: cfg.version}, opts)
+	if err := s.addSkillMethods(); err != nil { // skills.go
+		return nil, fmt.Errorf("configuring server: %w", err)
+	}
 	s.mcp.AddReceivingMiddleware(s.dispatch)
 	s.addObserver() // before initLive: its sending middleware must be innermost
 	s.initLive()
@@ -181,6 +191,11 @@ func (s *Server) dispatchRest(ctx context.Context, next mcp.MethodHandler, metho
 		return next(ctx, method, req)
 	case method == methodListen:
 		return s.listen(ctx, next, method, req)
+	case isSkillMethod(method): // skills.go
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.requestTimeout)
+		defer cancel()
+		res, err := next(ctx, method, req)
+		return res, served(ctx, err)
 	}
 	return nil, methodNotFound(method)
 }

@@ -187,13 +187,13 @@ func TestServer_ServeStdio_drainTimeoutAndInputEnded(t *testing.T) {
 	require.NoError(t, inW.Close())
 	select {
 	case <-ended:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("the input-ended hook did not run at the end of input")
 	}
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatal("ServeStdio waited for the hung call past its drain timeout")
 	}
 }

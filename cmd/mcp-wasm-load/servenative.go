@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +22,7 @@ func serveNativeCommand() *cli.Command {
 			"configured like `mcp-wasm serve --http ADDR --rate-limit 0 --max-sessions-per-client 0 --audit-log off --log-level warn`",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "http", Value: "127.0.0.1:0", Usage: "loopback `ADDR` to listen on"},
+			&cli.StringFlag{Name: "files", Usage: "serve `DIR` with the Go files provider instead (the anchor of the default provider, as serve-files-native over stdio)"},
 		},
 		Action: serveNativeAction,
 	}
@@ -30,7 +32,17 @@ func serveNativeAction(c *cli.Context) error {
 	gctune.Apply() // as mcp-wasm serve does
 	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	set := metrics.NewSet()
-	srv, err := server.New(server.NewConfig().WithProviders(loadtest.NewNative(fixtures.Provider{})).
+	native := loadtest.NewNative(fixtures.Provider{})
+	if dir := c.String("files"); dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if native, err = nativeFiles(abs); err != nil {
+			return err
+		}
+	}
+	srv, err := server.New(server.NewConfig().WithProviders(native).
 		WithLogger(log).WithAuditLogger(slog.New(slog.DiscardHandler)).
 		WithImplementation("mcp-wasm-load", "native").WithObserver(set.Transport("http")))
 	if err != nil {

@@ -117,7 +117,7 @@ func refuseProviderFlags(c *cli.Context) error {
 // unless given on the command line.
 func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 	s := cfg.Server
-	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir}
+	settings := map[string]*string{"log-level": s.LogLevel, "log-format": s.LogFormat, "cache-dir": s.CacheDir, "bus": s.Bus}
 	for flag, n := range map[string]*int{"page-size": s.PageSize, "max-concurrency": s.MaxConcurrency, "max-subscriptions": s.MaxSubscriptions} {
 		if n != nil {
 			v := strconv.Itoa(*n)
@@ -176,7 +176,7 @@ func configFromFlags(c *cli.Context) (*config.Config, error) {
 // broad one such as / or the home directory; none with --grant-roots). The
 // runtime refuses grants that overlap, naming both.
 func defaultConfig(c *cli.Context, spec config.Provider) (*config.Config, error) {
-	if len(spec.Grants.Dirs) == 0 && !c.Bool("grant-roots") { // roots.go: the client's roots instead
+	if len(spec.Grants.Dirs) == 0 && !c.Bool("grant-roots") && c.String("skills-dir") == "" { // roots.go: the client's roots instead; skills.go: the skills alone
 		cwd, err := implicitDir() // servedirs.go: not / nor the home directory
 		if err != nil {
 			return nil, err

@@ -199,34 +199,6 @@ func TestE2E_ShowHidden(t *testing.T) {
 	require.False(t, names[uriIn(t, dir, "escape.txt")], "symlinks stay hidden")
 }
 
-// TestE2E_Pagination: 10,001 files through the wasm files provider come
-// back exactly once each across pages.
-func TestE2E_Pagination(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10,001 files")
-	}
-	dir := t.TempDir()
-	const n = 10001
-	for i := range n {
-		sub := filepath.Join(dir, fmt.Sprintf("d%02d", i%37))
-		require.NoError(t, os.MkdirAll(sub, 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.txt", i)), nil, 0o644))
-	}
-	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(rev, func(t *testing.T) {
-			cs := connect(t, rev, "--allow-dir", dir)
-			seen := map[string]int{}
-			for _, r := range listAll(t, cs) {
-				seen[r.URI]++
-			}
-			require.Len(t, seen, n)
-			for uri, c := range seen {
-				require.Equal(t, 1, c, uri)
-			}
-		})
-	}
-}
-
 func TestE2E_ModulesTogether(t *testing.T) {
 	notes := testguest.Go(t, "guests/notes")
 	cdocs := testguest.C(t, "cdocs", "guests/c/mcpw.c", "guests/cdocs/cdocs.c")

@@ -25,7 +25,7 @@ const httpCategory = "Streamable HTTP (with --http)"
 
 // httpFlags are serve's transport, authentication and audit flags.
 func httpFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "http", Category: httpCategory, Usage: "serve Streamable HTTP at `ADDR`/mcp instead of stdio (PORT or :PORT binds 127.0.0.1; 0.0.0.0:PORT binds every interface)"},
 		&cli.StringSliceFlag{Name: "allowed-host", Category: httpCategory, Usage: "accept `HOST` in the Host header besides localhost on loopback (repeatable; *.example.com, or * for any); required off loopback"},
 		&cli.StringSliceFlag{Name: "allowed-origin", Category: httpCategory, Usage: "accept browser `ORIGIN` (scheme://host[:port]) besides same-origin and localhost on loopback (repeatable)"},
@@ -53,7 +53,7 @@ func httpFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cursor-key-env", Usage: "environment variable `NAME` holding the secret (16+ bytes) that signs list cursors; give every replica the same one (default: --keys-file)"},
 		keysFileFlag(),
 		&cli.StringFlag{Name: "audit-log", Value: "stderr", Usage: "audit lines (audit=true, one per resource access and refusal) go to `DEST`: stderr (the log, at info level), off, or a file (appended, always written)"},
-	}
+	}, fleetFlags()...) // fleet.go
 }
 
 // transport is how serve serves: stdio, or HTTP with its settings.

@@ -32,7 +32,7 @@ const (
 
 func keysFileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "keys-file", EnvVars: []string{"MCP_WASM_KEYS_FILE"},
-		Usage: "private (0600) `FILE` of the secrets that sign list cursors, one a line (16+ bytes; the first signs, later ones " +
+		Usage: "private (0600) `FILE` of the secrets that sign list cursors (and, with --bus, seal session ids), one a line (16+ bytes; the first signs, later ones " +
 			"are still accepted: a rotation); give replicas behind a load balancer the same file (default: DIR/keys/cursor.key " +
 			"under --cache-dir, made on first use and shared by the machine's processes; without a cache dir, or with a read-only one, random per process)"}
 }

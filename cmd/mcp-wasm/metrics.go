@@ -12,6 +12,7 @@ var (
 	_ runtime.Observer       = (*metrics.Set)(nil)
 	_ server.Observer        = (*metrics.Transport)(nil)
 	_ server.LaggardObserver = (*metrics.Transport)(nil)
+	_ server.Denials         = (*metrics.Transport)(nil)
 )
 
 // metricsPath is where serve --http serves the Prometheus exposition.

@@ -56,7 +56,7 @@ func TestNewRefuses(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 2, "a refused new leaves nothing behind")
 
-	code, out, errOut := runNew("new", "ok-1", "--lang=c", "--dir", dir) // flags after NAME, as the README writes them
+	code, out, errOut := runNew("new", "ok-1", "--lang=c", "--dir", dir) // flags after NAME, as docs/writing-providers.md writes them
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "wrote "+filepath.Join(dir, "ok-1"))
 	for _, f := range []string{"ok-1.c", "mcpw.h", "mcpw.c", "Makefile", "README.md", ".gitignore"} {
@@ -70,32 +70,36 @@ func runNew(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// tutorialMarker precedes each language's tutorial block in the README.
+// tutorialMarker precedes each language's tutorial block in the docs
+// (docs/writing-providers.md).
 var tutorialMarker = regexp.MustCompile(`^<!-- readme-test skip: tutorial (\w+), run by TestWritingAProvider -->$`)
 
 // readmeTutorials returns each language's tutorial commands, as written.
 func readmeTutorials(t *testing.T) map[string][]string {
-	data, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
-	require.NoError(t, err)
 	out := map[string][]string{}
-	lines := strings.Split(string(data), "\n")
-	for i, line := range lines {
-		m := tutorialMarker.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		require.Equal(t, "```sh", lines[i+1], "README.md:%d: the tutorial block follows its marker", i+2)
-		for _, cmd := range lines[i+2:] {
-			if cmd == "```" {
-				break
+	for _, doc := range docFiles(t) {
+		data, err := os.ReadFile(filepath.Join(testguest.Root(), doc))
+		require.NoError(t, err)
+		lines := strings.Split(string(data), "\n")
+		for i, line := range lines {
+			m := tutorialMarker.FindStringSubmatch(line)
+			if m == nil {
+				continue
 			}
-			out[m[1]] = append(out[m[1]], cmd)
+			require.NotContains(t, out, m[1], "%s:%d: a second tutorial for %s", doc, i+1, m[1])
+			require.Equal(t, "```sh", lines[i+1], "%s:%d: the tutorial block follows its marker", doc, i+2)
+			for _, cmd := range lines[i+2:] {
+				if cmd == "```" {
+					break
+				}
+				out[m[1]] = append(out[m[1]], cmd)
+			}
 		}
 	}
 	return out
 }
 
-// TestWritingAProvider runs the README's tutorial for every language,
+// TestWritingAProvider runs the tutorial (docs/writing-providers.md) for every language,
 // command by command, with the binary built from this tree as mcp-wasm:
 // new, the build, the project's test, check, and serve answering an MCP
 // client that lists and reads the provider's resources. The one rewrite:

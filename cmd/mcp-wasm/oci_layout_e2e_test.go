@@ -94,14 +94,17 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
 // TestE2E_OCICosignSigTag: a module signed with cosign 2's default, the
 // .sig tag, with a key: it verifies under a --signature-key policy, by the
-// verifier program, and is refused under another key; with a certificate
-// (keyless) it is refused naming the flag that re-signs it as a bundle.
+// verifier program, and is refused under another key; signed keyless (a
+// certificate and a Rekor bundle annotation) it verifies under an identity
+// policy offline with the trusted root given, and is refused for another
+// identity (the refusals of keyless ones that cannot be checked, named
+// with the flag that re-signs them: internal/sigpolicy/offline).
 func TestE2E_OCICosignSigTag(t *testing.T) {
 	f := newOCIFixture(t)
 	key := sigtest.NewKey(t, f.dir, "cosign.pub")
 	other := sigtest.NewKey(t, f.dir, "other.pub")
 	sig := sigtest.NewKeyless(t, f.dir)
-	sign := func(repoTag string, ann map[string]string) string {
+	sign := func(repoTag string, annotate func(payload []byte) map[string]string) string {
 		pinned := f.push(t, f.files, repoTag)
 		r, err := oci.ParseRef(pinned)
 		require.NoError(t, err)
@@ -111,8 +114,7 @@ func TestE2E_OCICosignSigTag(t *testing.T) {
 		cfg := []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["` + oci.Digest(payload) + `"]}}`)
 		require.NoError(t, remote.WriteLayer(repo, static.NewLayer(payload, oci.MediaTypeCosignSig)))
 		require.NoError(t, remote.WriteLayer(repo, static.NewLayer(cfg, types.OCIConfigJSON)))
-		ann["dev.cosignproject.cosign/signature"] = key.SignPayload(t, payload)
-		annJSON, err := json.Marshal(ann)
+		annJSON, err := json.Marshal(annotate(payload))
 		require.NoError(t, err)
 		m := fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":%d,"digest":%q},"layers":[{"mediaType":%q,"size":%d,"digest":%q,"annotations":%s}]}`,
 			len(cfg), oci.Digest(cfg), oci.MediaTypeCosignSig, len(payload), oci.Digest(payload), annJSON)
@@ -123,7 +125,10 @@ func TestE2E_OCICosignSigTag(t *testing.T) {
 		return ociCLI(t, append(append([]string{"pull", "--insecure-registry", f.reg.Host}, policy...), strings.TrimPrefix(pinned, "oci://"))...)
 	}
 
-	pinned := sign("acme/sigtag:1", map[string]string{})
+	byKey := func(payload []byte) map[string]string {
+		return map[string]string{"dev.cosignproject.cosign/signature": key.SignPayload(t, payload)}
+	}
+	pinned := sign("acme/sigtag:1", byKey)
 	code, out := pull(pinned, "--signature-key", key.PubFile)
 	require.Zero(t, code, out)
 	require.Contains(t, out, "cosign.pub")
@@ -131,9 +136,12 @@ func TestE2E_OCICosignSigTag(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "a cosign .sig tag signature by none of the policy's keys")
 
-	keyless := sign("acme/sigtag:2", map[string]string{"dev.sigstore.cosign/certificate": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"})
+	keyless := sign("acme/sigtag:2", func(payload []byte) map[string]string { return sig.SigTagAnnotations(t, alice, issuer, payload) })
 	code, out = pull(keyless, "--signature-identity", alice, "--signature-issuer", issuer, "--trusted-root", sig.RootFile)
+	require.Zero(t, code, out)
+	require.Contains(t, out, alice)
+	code, out = pull(keyless, "--signature-identity", "bob@acme.example", "--signature-issuer", issuer, "--trusted-root", sig.RootFile)
 	require.Equal(t, 1, code, out)
-	require.Contains(t, out, "keyless cosign .sig tag signature, which is not verified")
-	require.Contains(t, out, "cosign sign --new-bundle-format REF@DIGEST")
+	require.Contains(t, out, "signed by "+alice+" (issuer "+issuer+"), who is not a signer the policy accepts")
+
 }

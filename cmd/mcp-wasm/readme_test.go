@@ -36,12 +36,13 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/server"
 )
 
-// The README's examples are run. A code block whose opening fence follows
-// the line "<!-- readme-test -->" is tested: every mcp-wasm command in it
+// The examples of the docs (README.md and docs/*.md, see docFiles) are
+// run. A code block whose opening fence follows the line
+// "<!-- readme-test -->" is tested: every mcp-wasm command in it
 // (a sh or console block; in a json block, each MCP client entry's command
 // and args) runs against the binary built from this tree, in a fresh
 // directory laid out as the README assumes (build/mcp-wasm, build/guests/,
-// notes.wasm, docs/, mcp.json = the README's config example). Commands that
+// notes.wasm, docs/, mcp.json = the config example of docs/config.md). Commands that
 // exit must exit 0 (or fail, when the README shows them failing) and print
 // the output the README shows; serve commands must answer an MCP client
 // (resources/list) on stdio or on the URL they print, and an HTTP one must
@@ -50,7 +51,8 @@ import (
 //
 // A block that runs mcp-wasm and is not marked fails the test, unless it is
 // marked "<!-- readme-test skip: REASON -->". A block marked
-// "<!-- readme-file NAME -->" is written as NAME into every workspace.
+// "<!-- readme-file NAME -->" (in any of the files) is written as NAME into
+// every workspace.
 //
 // Registry examples run against go-containerregistry's in-process registry
 // over TLS (its certificate trusted through SSL_CERT_FILE), standing for
@@ -88,6 +90,7 @@ const (
 const readmeToken = "readme-test-token-0123456789"
 
 type readmeBlock struct {
+	doc   string // the file, relative to the repository root (README.md, docs/x.md)
 	line  int    // of the opening fence
 	lang  string // sh, console, json, ...
 	body  string
@@ -96,9 +99,33 @@ type readmeBlock struct {
 	prose string // the text between the previous block and this one
 }
 
+// docFiles are the files whose examples are run: README.md and every
+// docs/*.md, as paths relative to the repository root.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(testguest.Root(), "docs", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pages, "docs/*.md: the topic pages are gone")
+	files := []string{"README.md"}
+	for _, p := range pages {
+		files = append(files, filepath.ToSlash(filepath.Join("docs", filepath.Base(p))))
+	}
+	return files
+}
+
+// readmeBlocks returns the code blocks of every doc file, in order.
 func readmeBlocks(t *testing.T) []readmeBlock {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
+	var blocks []readmeBlock
+	for _, doc := range docFiles(t) {
+		blocks = append(blocks, docBlocks(t, doc)...)
+	}
+	return blocks
+}
+
+func docBlocks(t *testing.T, doc string) []readmeBlock {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testguest.Root(), doc))
 	require.NoError(t, err)
 	var blocks []readmeBlock
 	var cur *readmeBlock
@@ -106,7 +133,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 	for i, line := range strings.Split(string(data), "\n") {
 		switch {
 		case cur == nil && strings.HasPrefix(line, "```"):
-			cur = &readmeBlock{line: i + 1, lang: strings.TrimPrefix(line, "```"), prose: strings.Join(prose, "\n")}
+			cur = &readmeBlock{doc: doc, line: i + 1, lang: strings.TrimPrefix(line, "```"), prose: strings.Join(prose, "\n")}
 			if p := lastNonEmpty(prev); p == readmeMarker {
 				cur.mark = "test"
 			} else if strings.HasPrefix(p, "<!-- readme-test skip:") {
@@ -125,7 +152,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 		}
 		prev = append(prev, line)
 	}
-	require.Nil(t, cur, "README.md has an unclosed code block")
+	require.Nil(t, cur, "%s has an unclosed code block", doc)
 	return blocks
 }
 
@@ -178,7 +205,7 @@ func (b readmeBlock) commands(t *testing.T) []readmeCommand {
 				URL     string            `json:"url"`
 				Headers map[string]string `json:"headers"`
 			}
-			require.NoError(t, json.Unmarshal(cfg[key], &servers), "README.md:%d: %s", b.line, key)
+			require.NoError(t, json.Unmarshal(cfg[key], &servers), "%s:%d: %s", b.doc, b.line, key)
 			for _, s := range servers {
 				switch {
 				case s.URL != "" && len(s.Headers) > 0:
@@ -268,7 +295,7 @@ func (c readmeCommand) subcommand() string {
 	return ""
 }
 
-// TestReadmeExamples runs the README's marked examples.
+// TestReadmeExamples runs the marked examples of README.md and docs/*.md.
 func TestReadmeExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the guests and runs every README example")
@@ -289,15 +316,15 @@ func TestReadmeExamples(t *testing.T) {
 			}
 		}
 		if b.mark == "" {
-			require.Zero(t, runs, "README.md:%d runs mcp-wasm but is not marked: put %s (or <!-- readme-test skip: REASON -->) on the line before it", b.line, readmeMarker)
+			require.Zero(t, runs, "%s:%d runs mcp-wasm but is not marked: put %s (or <!-- readme-test skip: REASON -->) on the line before it", b.doc, b.line, readmeMarker)
 			continue
 		}
 		if b.mark != "test" {
 			continue
 		}
-		require.NotZero(t, runs, "README.md:%d is marked %s but runs no mcp-wasm command", b.line, readmeMarker)
+		require.NotZero(t, runs, "%s:%d is marked %s but runs no mcp-wasm command", b.doc, b.line, readmeMarker)
 		tested++
-		t.Run(fmt.Sprintf("README.md:%d", b.line), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s:%d", b.doc, b.line), func(t *testing.T) {
 			ws := env.workspace(t, b)
 			vars := map[string]string{}
 			for _, c := range cmds {
@@ -321,7 +348,7 @@ func TestReadmeExamples(t *testing.T) {
 			}
 		})
 	}
-	require.GreaterOrEqual(t, tested, 5, "fewer README examples are tested than are marked today: did the marker change?")
+	require.GreaterOrEqual(t, tested, 21, "fewer examples are tested than are marked today (README.md and docs/*.md): did the marker change, or a page go?")
 	for _, s := range readmeSubst {
 		require.True(t, env.used[s.from], "substitution %q is used by no example: remove it", s.from)
 	}
@@ -354,8 +381,8 @@ func newReadmeEnv(t *testing.T) *readmeEnv {
 	return e
 }
 
-// workspace lays out a directory as the README assumes. mcp.json is the
-// README's config example, with the change the block's prose states ("With
+// workspace lays out a directory as the docs assume. mcp.json is the
+// config example (configExample), with the change the block's prose states ("With
 // line N of the example above changed to `...`").
 func (e *readmeEnv) workspace(t *testing.T, b readmeBlock) string {
 	t.Helper()
@@ -375,11 +402,7 @@ func (e *readmeEnv) workspace(t *testing.T, b readmeBlock) string {
 	writeTestCert(t, filepath.Join(ws, "etc", "mcp"))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "etc", "mcp", "tokens"), []byte("reader "+readmeToken+"\n"), 0o600))
 
-	readme, err := os.ReadFile(filepath.Join(testguest.Root(), "README.md"))
-	require.NoError(t, err)
-	m := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```").FindSubmatch(readme)
-	require.NotNil(t, m, "README.md must hold the config example after <!-- config example -->")
-	lines := strings.Split(string(m[1]), "\n")
+	lines := strings.Split(configExample(t), "\n")
 	if c := regexp.MustCompile("With line (\\d+) of the example above changed to\\s+`([^`]*)`").FindStringSubmatch(b.prose); c != nil {
 		var n int
 		_, err := fmt.Sscan(c[1], &n)
@@ -396,6 +419,25 @@ func (e *readmeEnv) workspace(t *testing.T, b readmeBlock) string {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "trusted_root.json"), root, 0o644))
 	return ws
+}
+
+// configExample is the config file example: the json block after
+// "<!-- config example -->" in the docs (docs/config.md), which exactly one
+// doc file holds.
+func configExample(t *testing.T) string {
+	t.Helper()
+	re := regexp.MustCompile("(?s)<!-- config example -->\\s*```json\n(.*?)```")
+	var found []string
+	var example string
+	for _, doc := range docFiles(t) {
+		data, err := os.ReadFile(filepath.Join(testguest.Root(), doc))
+		require.NoError(t, err)
+		if m := re.FindSubmatch(data); m != nil {
+			found, example = append(found, doc), string(m[1])
+		}
+	}
+	require.Len(t, found, 1, "exactly one of README.md and docs/*.md holds the config example after <!-- config example -->")
+	return example
 }
 
 // cosignSign signs the manifest ref names now, keyless, as the README's

@@ -93,9 +93,7 @@ func TestRegistryE2E(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--cache-dir", cache, "--log-level", "warn"}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
-		cmd.Stderr = testWriter{t}
+		cmd := registryServe(ctx, t, home, cache, args...)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "registry-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		require.NoError(t, err)
 		defer cs.Close()
@@ -235,4 +233,14 @@ func TestRegistryE2E(t *testing.T) {
 	require.Regexp(t, regexp.MustCompile(`pushed oci://`+regexp.QuoteMeta(locked)+`/e2e/files:1@sha256:[0-9a-f]{64}`), out)
 	code, out = mcpw("pull", "--insecure-registry", locked, locked+"/e2e/files:1")
 	require.Zero(t, code, out)
+}
+
+// registryServe is `mcp-wasm serve` as a registry's user runs it: with
+// its own HOME (and so its own Docker credentials), a module cache, quiet
+// logs, and its standard error in the test's log.
+func registryServe(ctx context.Context, t *testing.T, home, cache string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--cache-dir", cache, "--log-level", "warn"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "DOCKER_CONFIG="+filepath.Join(home, ".docker"))
+	cmd.Stderr = testWriter{t}
+	return cmd
 }

@@ -33,6 +33,8 @@ func serveCommand() *cli.Command {
 			"when it is /, your home directory or one holding it, /home, /Users, /root or the temp\n" +
 			"directory: give --allow-dir (an explicit one of those is served, with a warning).\n" +
 			"--grant-roots (stdio) serves the client's file:// roots instead, as they change.\n" +
+			"--skills-dir DIR also serves the Agent Skills in DIR as skill:// resources, with the\n" +
+			"Skills extension's methods (docs/skills.md); alone, it serves only them.\n" +
 			"With --module, serves those modules; --allow-dir then grants a directory to the\n" +
 			"single module given, which sees it at its real path (a config file's\n" +
 			"grants.dirs[].guest maps it elsewhere).\n" +
@@ -47,9 +49,9 @@ func serveCommand() *cli.Command {
 			"finish; the process exits at most --shutdown-timeout (10s) after the signal, or\n" +
 			"after the end of stdin, whatever still runs (status 1 then); a second signal exits\n" +
 			"at once. --resource-tools also offers the resources as tools, for clients that only\n" +
-			"call tools (README \"Resources as tools\").\n" +
+			"call tools (docs/resource-tools.md).\n" +
 			"With --http ADDR, serves MCP at http://ADDR/mcp instead (both protocol eras on one\n" +
-			"endpoint), /healthz and /readyz; see README \"Serve over HTTP\". On SIGTERM it stops\n" +
+			"endpoint), /healthz and /readyz; see docs/http.md. On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
 			"--timeout, or --request-timeout if longer, within --shutdown-timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
 		Flags: append(append(limitFlags(),
@@ -77,7 +79,7 @@ func serveCommand() *cli.Command {
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
 			&cli.StringFlag{Name: "list-cache", Value: "32MiB", Usage: "`SIZE` of the host's list cache, shared by all providers (0: off): a list page is kept only when its cache hint allows (public, ttl above 0), until the provider's change feed reports a change, or for at most its ttl when no feed tracks the provider (docs/lists.md)"},
-			configFlag(), grantRootsFlag(),
+			configFlag(), grantRootsFlag(), allowFlag(), skillsDirFlag(),
 		), httpFlags()...),
 		Action: serveAction,
 	}
@@ -121,10 +123,15 @@ func serveAction(c *cli.Context) error {
 	if c.Bool("grant-roots") {
 		roots = newRootGrants(c, cfg, log)
 	}
-	key, previous, err := cursorKeys(c) // keys.go
+	skills, err := skillsSpec(c) // --skills-dir: skills.go
 	if err != nil {
 		return err
 	}
+	secret, previous, err := cursorKeys(c) // keys.go
+	if err != nil {
+		return err
+	}
+	key, oldKeys := subkeys(secret, previous, cursorKeyInfo) // fleet.go: a subkey per purpose
 	// metrics.go: served at /metrics with --http. Over stdio nothing can
 	// read them, so no request, call or wait is counted there.
 	m := metrics.NewSet()
@@ -154,7 +161,12 @@ func serveAction(c *cli.Context) error {
 		// the server's is the backstop for waits outside the guest.
 		WithCallTimeout(cfg.MaxTimeout()+time.Second).
 		WithImplementation("mcp-wasm", version).
-		WithAuditLogger(tr.audit).WithCursorKey(key, previous...)
+		WithAuditLogger(tr.audit).WithCursorKey(key, oldKeys...)
+	scfg, closeBus, err := withFleet(c, scfg, secret, previous, log) // fleet.go
+	if err != nil {
+		return err
+	}
+	defer closeBus()
 	if roots != nil {
 		scfg = scfg.WithRoots(roots.update)
 	}
@@ -166,6 +178,7 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(c.Context))
+	addSkills(cfg, skills)                    // before the first load; rereadSkills below for reloads
 	loader, err := newLoader(c, rt, log, cfg) // configserve.go
 	if err != nil {
 		return err
@@ -175,7 +188,12 @@ func serveAction(c *cli.Context) error {
 		return failure(err)
 	}
 	logLoaded(c, log, first)
-	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...))
+	rules, err := accessRules(c, first) // access.go
+	if err != nil {
+		first.Close(c.Context)
+		return err
+	}
+	srv, err := server.New(scfg.WithProviders(serverProviders(first.Providers())...).WithRules(rules))
 	if err != nil {
 		first.Close(c.Context)
 		return failure(err)
@@ -184,7 +202,8 @@ func serveAction(c *cli.Context) error {
 	if roots != nil {
 		reread = roots.reread
 	}
-	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), Log: log})
+	reread = rereadSkills(skills, reread)
+	set := served.NewSet(loader, first, served.SetOptions{Reread: reread, Publish: publishTo(srv), PublishGeneration: publishAccessTo(c, srv), Log: log})
 	defer set.Close(c.Context)
 	roots.serving(set)
 	watchCtx, stopWatch := context.WithCancel(c.Context)
@@ -215,7 +234,7 @@ func serveAction(c *cli.Context) error {
 func serverProviders(ps []*served.Provider) []server.Provider {
 	out := make([]server.Provider, len(ps))
 	for i, p := range ps {
-		out[i] = server.WithURIFilter(p, p.Spec().Expose)
+		out[i] = server.WithURIFilter(asSkills(p), p.Spec().Expose) // skills.go
 	}
 	return out
 }
@@ -261,6 +280,10 @@ func logLoaded(c *cli.Context, log *slog.Logger, g *served.Generation) {
 			attrs = append(attrs, "signer", m.Signer)
 		}
 		log.Info("provider loaded", attrs...)
+		if isSkills(spec) { // skills.go
+			fmt.Fprintf(c.App.ErrWriter, "mcp-wasm: serving the skills in %s as skill://NAME/..., read-only; hidden files are not exposed\n", spec.Grants.Dirs[0].HostPath)
+			continue
+		}
 		if spec.Module != builtinFiles || g.Config().File != "" {
 			continue
 		}

@@ -17,14 +17,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // TestE2E_SIGTERMFinishesInFlight: a SIGTERM while a call is running stops
 // the server only after that call is answered, and it exits 0.
 func TestE2E_SIGTERMFinishesInFlight(t *testing.T) {
 	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
-	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "1s",
-		"--cache-dir", testguest.CompileCache(), "--log-level", "warn")
+	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "5s",
+		"--cache-dir", testguest.CompileCache(), "--log-level", "warn", "--compile-timeout", testkit.Patient.String())
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -41,13 +42,29 @@ func TestE2E_SIGTERMFinishesInFlight(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, line, `"id":1`)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	// evil:loop spins until the 1s deadline; the good read answers at once.
+	// evil:loop spins until the 5s deadline. The ping after it is answered
+	// once the server has read the read: it is then in flight (or, on a
+	// machine too slow to answer a ping in 5 s, already answered).
 	send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"evil:loop"}}`)
-	time.Sleep(200 * time.Millisecond)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var answered string
+	for {
+		line, err = out.ReadString('\n')
+		require.NoError(t, err)
+		if strings.Contains(line, `"id":3`) {
+			break
+		}
+		answered = line
+	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 
-	line, err = out.ReadString('\n')
-	require.NoError(t, err, "the in-flight call must be answered after SIGTERM")
+	line = answered
+	if line == "" {
+		line, err = out.ReadString('\n')
+		require.NoError(t, err, "the in-flight call must be answered after SIGTERM")
+	} else {
+		t.Log("the read was answered before SIGTERM: the machine took longer than its deadline to answer a ping")
+	}
 	require.Contains(t, line, `"id":2`)
 	require.Contains(t, line, `-32603`, "a guest timeout is an internal error to the client")
 	require.False(t, strings.Contains(line, "evil"), "no provider detail reaches the client: %s", line)
@@ -59,7 +76,7 @@ func TestE2E_SIGTERMFinishesInFlight(t *testing.T) {
 func TestE2E_SIGTERMEndsListens(t *testing.T) {
 	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
 	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "1s",
-		"--cache-dir", testguest.CompileCache(), "--log-level", "warn")
+		"--cache-dir", testguest.CompileCache(), "--log-level", "warn", "--compile-timeout", testkit.Patient.String())
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -100,7 +117,7 @@ func stuckStdio(t *testing.T, shutdownTimeout string) (*exec.Cmd, io.WriteCloser
 	t.Helper()
 	loop := filepath.Join(testguest.Root(), "testdata", "hostile", "loop.wasm")
 	cmd := exec.Command(binary(t), "serve", "--module", loop, "--timeout", "1h", "--shutdown-timeout", shutdownTimeout,
-		"--cache-dir", testguest.CompileCache(), "--log-level", "warn")
+		"--cache-dir", testguest.CompileCache(), "--log-level", "warn", "--compile-timeout", testkit.Patient.String())
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -147,8 +164,8 @@ func waitExit(t *testing.T, exited <-chan error) int {
 		}
 		require.NoError(t, err)
 		return 0
-	case <-time.After(45 * time.Second):
-		t.Fatal("the server did not exit within 45s of being told to stop, with a call in flight")
+	case <-time.After(testkit.Wait):
+		t.Fatal("the server did not exit within testkit.Wait of being told to stop, with a call in flight")
 		return -1
 	}
 }
@@ -201,12 +218,12 @@ func TestE2E_HTTP_shutdownBound(t *testing.T) {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return strings.Contains(string(b), `mcpwasm_provider_read_cache_misses_total{provider="evil"} 1`)
-	}, 30*time.Second, 20*time.Millisecond)
+	}, testkit.Wait, 20*time.Millisecond)
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-srv.done:
-	case <-time.After(45 * time.Second):
-		t.Fatal("serve --http did not exit within 45s of SIGTERM, with a call in flight")
+	case <-time.After(testkit.Wait):
+		t.Fatal("serve --http did not exit within testkit.Wait of SIGTERM, with a call in flight")
 	}
 }
 

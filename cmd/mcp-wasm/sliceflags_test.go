@@ -52,8 +52,8 @@ func TestRepeatableFlags_TakeValuesWhole(t *testing.T) {
 		"check":    limits,
 		"compile":  limits,
 		"call":     sorted(append([]string{"arg", "path"}, limits...)),
-		"serve":    sorted(append([]string{"allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
-		"validate": {"insecure-registry"},
+		"serve":    sorted(append([]string{"allow", "allowed-host", "allowed-origin", "module", "oauth-scope", "trusted-proxy"}, limits...)),
+		"validate": {"allow", "insecure-registry"},
 		"lock":     {"insecure-registry"},
 		"push":     {"annotation", "insecure-registry"},
 		"pull":     sorted(append([]string{"insecure-registry"}, policy...)),
@@ -111,7 +111,7 @@ func TestAllowDir_CommaInPath(t *testing.T) {
 }
 
 // TestConfigValue_CommaInValue: "--config-value mode=a,extra=b" grants one
-// key whose value holds a comma; the README's "paths=users,status" works.
+// key whose value holds a comma; docs/grants.md's "paths=users,status" works.
 func TestConfigValue_CommaInValue(t *testing.T) {
 	code, out, errOut := runCLI(t, "inspect", "--config-value", "mode=a,extra=b", "--config-value", "paths=users,status",
 		testkit.Fixture("wat", "minimal.wasm"))

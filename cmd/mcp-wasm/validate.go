@@ -21,8 +21,9 @@ func validateCommand() *cli.Command {
 			"into the module store) and checks its pin and signatures against the policy, loads\n" +
 			"it with its grants and limits, and checks that provider names are distinct and uri\n" +
 			"spaces disjoint: everything serve checks before serving. Prints a summary (secret\n" +
-			"values masked) and exits 0, or prints every problem and exits 1.",
-		Flags:  append(commonFlags(), configFlag()),
+			"values masked) and the access rules with --allow's, and exits 0, or prints every\n" +
+			"problem and exits 1.",
+		Flags:  append(commonFlags(), configFlag(), allowFlag()),
 		Action: validateAction,
 	}
 }
@@ -52,10 +53,14 @@ func validateAction(c *cli.Context) error {
 		return failure(err)
 	}
 	defer g.Close(c.Context)
-	if _, err := server.New(server.NewConfig().WithProviders(serverProviders(g.Providers())...).WithLogger(log)); err != nil {
+	rules, err := accessRules(c, g) // access.go
+	if err != nil {
+		return err
+	}
+	if _, err := server.New(server.NewConfig().WithProviders(serverProviders(g.Providers())...).WithRules(rules).WithLogger(log)); err != nil {
 		return failure(fmt.Errorf("%s: %w", cfg.File, err))
 	}
-	fmt.Fprintf(c.App.Writer, "%s: ok: %d provider(s)\n%s", cfg.File, len(cfg.Providers), summary(g))
+	fmt.Fprintf(c.App.Writer, "%s: ok: %d provider(s)\n%s%s", cfg.File, len(cfg.Providers), summary(g), accessTable(rules))
 	if !cfg.Server.Watching() {
 		fmt.Fprintln(c.App.Writer, "  (file watching off: serve reloads on SIGHUP only)")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/guests/git/gitobj"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
@@ -28,17 +29,17 @@ func bigRepo(b *testing.B) string {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "big")
 	for i := range benchFiles {
-		write(b, dir, fmt.Sprintf("d%02d/file%04d.txt", i%100, i), "file "+strconv.Itoa(i)+"\n"+strings.Repeat("some text in the file\n", 20))
+		gittest.Write(b, dir, fmt.Sprintf("d%02d/file%04d.txt", i%100, i), "file "+strconv.Itoa(i)+"\n"+strings.Repeat("some text in the file\n", 20))
 	}
-	git(b, dir, "init", "-q", "-b", "main")
-	git(b, dir, "add", "-A")
-	git(b, dir, "commit", "-q", "-m", "10,000 files")
-	git(b, dir, "gc", "-q")
+	gittest.Git(b, dir, "init", "-q", "-b", "main")
+	gittest.Git(b, dir, "add", "-A")
+	gittest.Git(b, dir, "commit", "-q", "-m", "10,000 files")
+	gittest.Git(b, dir, "gc", "-q")
 	// A second commit that changes one file: its tree shares 99 of the
 	// first one's 100 subtrees.
-	git(b, dir, "tag", "base")
-	write(b, dir, "d00/file0000.txt", "changed\n")
-	git(b, dir, "commit", "-q", "-am", "one change")
+	gittest.Git(b, dir, "tag", "base")
+	gittest.Write(b, dir, "d00/file0000.txt", "changed\n")
+	gittest.Git(b, dir, "commit", "-q", "-am", "one change")
 	return dir
 }
 
@@ -61,8 +62,8 @@ func BenchmarkGit(b *testing.B) {
 		WithCompileTimeout(10*time.Minute).WithGrants(runtime.Grants{Dirs: []runtime.DirGrant{{HostPath: dir}}}))
 	require.NoError(b, err)
 	b.Logf("load (compile cached or not): %v", time.Since(start))
-	want := git(b, dir, "cat-file", "blob", "HEAD:"+benchPath)
-	wantTree := git(b, dir, "ls-tree", "-r", "HEAD")
+	want := gittest.Git(b, dir, "cat-file", "blob", "HEAD:"+benchPath)
+	wantTree := gittest.Git(b, dir, "ls-tree", "-r", "HEAD")
 
 	b.Run("read/wasm", func(b *testing.B) {
 		defer reportCPU(b)()

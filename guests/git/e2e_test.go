@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,53 +15,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi/checkkit"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // liveWait bounds the wait for a notification; the host polls about once
 // a second, so this only decides a test that is already broken.
-const liveWait = 60 * time.Second
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("git is not installed: apt-get install git")
-		}
-		t.Skip("git is not installed")
-	}
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0", "HOME="+dir, "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "git %v: %s", args, stderr.String())
-	return string(out)
-}
-
-func write(t testing.TB, dir, rel, body string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-}
+const liveWait = testkit.Wait
 
 // demo is a repository named demo with two commits, a tag at the first.
 func demo(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "demo")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	git(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, "README.md", "hello\n")
-	write(t, dir, "src/main.go", "package main\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "first")
-	git(t, dir, "tag", "v1")
-	write(t, dir, "README.md", "hello\nworld\n")
-	git(t, dir, "commit", "-q", "-am", "second")
-	git(t, dir, "gc", "-q") // packed objects and packed refs, as most clones are
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Write(t, dir, "README.md", "hello\n")
+	gittest.Write(t, dir, "src/main.go", "package main\n")
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "first")
+	gittest.Git(t, dir, "tag", "v1")
+	gittest.Write(t, dir, "README.md", "hello\nworld\n")
+	gittest.Git(t, dir, "commit", "-q", "-am", "second")
+	gittest.Git(t, dir, "gc", "-q") // packed objects and packed refs, as most clones are
 	return dir
 }
 
@@ -173,8 +147,8 @@ func TestServeGit(t *testing.T) {
 		// Commit again until heard: the first commits may precede the
 		// host's baseline.
 		n++
-		write(t, dir, "README.md", "edit "+strings.Repeat("x", n)+"\n")
-		git(t, dir, "commit", "-q", "-am", "edit")
+		gittest.Write(t, dir, "README.md", "edit "+strings.Repeat("x", n)+"\n")
+		gittest.Git(t, dir, "commit", "-q", "-am", "edit")
 		return h.count(uri) > 0
 	}, liveWait, time.Second, "no notifications/resources/updated for %s", uri)
 	require.Equal(t, "edit "+strings.Repeat("x", n)+"\n", readText(t, cs, uri))
@@ -185,11 +159,11 @@ func TestServeGit(t *testing.T) {
 // worktree, the common one its .git file points into) and reads files at
 // HEAD byte for byte as git cat-file prints them.
 func TestServeOwnHistory(t *testing.T) {
-	common := strings.TrimSpace(git(t, ".", "rev-parse", "--path-format=absolute", "--git-common-dir"))
+	common := strings.TrimSpace(gittest.Git(t, ".", "rev-parse", "--path-format=absolute", "--git-common-dir"))
 	cs, _ := serve(t, "--allow-dir", common, "--config-value", "name=mcp-wasm")
-	head := strings.TrimSpace(git(t, common, "rev-parse", "HEAD"))
+	head := strings.TrimSpace(gittest.Git(t, common, "rev-parse", "HEAD"))
 	for _, f := range []string{"go.mod", "abi/ABI.md", "Makefile"} {
-		want := git(t, common, "cat-file", "blob", head+":"+f)
+		want := gittest.Git(t, common, "cat-file", "blob", head+":"+f)
 		require.Equal(t, want, readText(t, cs, "git://mcp-wasm/blob/"+head+"/"+f), f)
 	}
 	log := readText(t, cs, "git://mcp-wasm/log/"+head)

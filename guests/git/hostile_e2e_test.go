@@ -13,29 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
-// loose writes a loose object with its true header
-// and returns its id.
+// loose writes a loose object with its true header and returns its id.
 func loose(t *testing.T, dir, typ string, body []byte) [20]byte {
 	t.Helper()
-	real := typ + " " + strconv.Itoa(len(body)) + "\x00"
-	return looseAt(t, dir, sha1.Sum(append([]byte(real), body...)), body, real)
-}
-
-// looseAt writes hdr and body, deflated, as the loose object id.
-func looseAt(t *testing.T, dir string, id [20]byte, body []byte, hdr string) [20]byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zlib.NewWriter(&buf)
-	_, _ = zw.Write([]byte(hdr))
-	_, _ = zw.Write(body)
-	require.NoError(t, zw.Close())
-	h := sprintfHex(id[:])
-	write(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.String())
-	return id
+	return gittest.Loose(t, dir, gittest.ObjectID(typ, body), gittest.Header(typ, body), body)
 }
 
 func sprintfHex(b []byte) string {
@@ -56,11 +42,11 @@ func sprintfHex(b []byte) string {
 func TestHostileRepoInWasm(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "hostile")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", "refs", "heads"), 0o755))
-	write(t, dir, ".git/HEAD", "ref: refs/heads/main\n")
+	gittest.Write(t, dir, ".git/HEAD", "ref: refs/heads/main\n")
 	bomb := make([]byte, 200<<20)
 	admitted := loose(t, dir, "blob", bomb) // says 200 MiB: over max_object_bytes
 	// Named as a 10-byte blob, says 10 bytes, inflates to 200 MiB.
-	lying := looseAt(t, dir, sha1.Sum(append([]byte("blob 10\x00"), bomb[:10]...)), bomb, "blob 10\x00")
+	lying := gittest.Loose(t, dir, gittest.ObjectID("blob", bomb[:10]), "blob 10\x00", bomb)
 	good := loose(t, dir, "blob", []byte("fine\n"))
 	self := sha1.Sum([]byte("self"))
 	entry := func(mode, name string, id [20]byte) []byte { return append([]byte(mode+" "+name+"\x00"), id[:]...) }
@@ -76,9 +62,9 @@ func TestHostileRepoInWasm(t *testing.T) {
 	_, _ = zw.Write(body)
 	require.NoError(t, zw.Close())
 	h := sprintfHex(self[:])
-	write(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.String())
+	gittest.Write(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.String())
 	commit := loose(t, dir, "commit", []byte("tree "+h+"\nauthor X <x> 1 +0000\ncommitter X <x> 1 +0000\n\nhostile\n"))
-	write(t, dir, ".git/refs/heads/main", sprintfHex(commit[:])+"\n")
+	gittest.Write(t, dir, ".git/refs/heads/main", sprintfHex(commit[:])+"\n")
 
 	ctx := t.Context()
 	rt, err := runtime.New(ctx, runtime.NewConfig().WithCacheDir(testguest.CompileCache()))

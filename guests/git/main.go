@@ -7,6 +7,9 @@
 package main
 
 import (
+	"math"
+	"runtime/debug"
+
 	"github.com/mcp-wasm/mcp-wasm/guests/files/filesprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/git/gitprov"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
@@ -15,9 +18,18 @@ import (
 // The repositories are the directories the host preopened; an instance
 // made only to describe the provider has none.
 func init() {
+	// The reader keeps what it read (objects, parsed trees, commits): a
+	// live heap of megabytes that Go's default collector would mark again
+	// after every few hundred small reads. Where the host gives the
+	// collector the memory limit (GOMEMLIMIT, which mcp-wasm sets to three
+	// quarters of the guest's), collect four times less often: the limit,
+	// not the percentage, then bounds the heap.
+	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		debug.SetGCPercent(400)
+	}
 	var roots []gitprov.Root
 	for _, r := range filesprov.Preopens() {
-		roots = append(roots, gitprov.Root{Path: r.Path, FS: r.FS})
+		roots = append(roots, gitprov.Root{Path: r.Path, FS: newDirFS(r.Path)})
 	}
 	mcpw.Register(gitprov.New(roots...))
 }

@@ -113,7 +113,7 @@ func testServes(t *testing.T, e *env) {
 		Config:  map[string]string{"base_url": srv.URL + "/api/", "paths": "users/1,users/2"},
 		Secrets: map[string]string{"token": "s3cret"},
 		HTTP:    runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: srv.URL + "/api/"}}, AllowPrivateNetwork: true},
-	}, 5*time.Second)
+	}, testkit.Patient)
 	require.NoError(t, err)
 
 	res, err := p.Read(ctx, "httpjson:///users/1")
@@ -146,6 +146,10 @@ func testEgressRefused(t *testing.T, e *env) {
 	grant := func(prefix string, private bool) runtime.HTTPGrant {
 		return runtime.HTTPGrant{Allow: []runtime.HTTPRule{{Prefix: prefix}}, AllowPrivateNetwork: private, MaxResponseBytes: 1024}
 	}
+	// Only the slow server's case is about the call deadline; the others
+	// are refusals, under the patient deadline that a loaded machine
+	// cannot reach.
+	patient := testkit.Patient
 	cases := []struct {
 		name    string
 		base    string
@@ -155,35 +159,35 @@ func testEgressRefused(t *testing.T, e *env) {
 		kind    error
 		want    []string
 	}{
-		{"redirect to a forbidden host", srv.URL + "/api/", grant(srv.URL+"/api/", true), 5 * time.Second, "away", abi.ErrProviderInternal,
+		{"redirect to a forbidden host", srv.URL + "/api/", grant(srv.URL+"/api/", true), patient, "away", abi.ErrProviderInternal,
 			[]string{"http denied", "redirect to GET " + other.URL + "/api/users/1: not under any allowed http prefix"}},
-		{"DNS name resolving to loopback", "http://localhost:" + port + "/api/", grant("http://localhost:"+port+"/api/", false), 5 * time.Second, "users/1", abi.ErrProviderInternal,
+		{"DNS name resolving to loopback", "http://localhost:" + port + "/api/", grant("http://localhost:"+port+"/api/", false), patient, "users/1", abi.ErrProviderInternal,
 			[]string{"http denied", "localhost: address", "loopback address", "--allow-private-network"}},
-		{"oversized response", srv.URL + "/api/", grant(srv.URL+"/api/", true), 5 * time.Second, "big", abi.ErrProviderInternal,
+		{"oversized response", srv.URL + "/api/", grant(srv.URL+"/api/", true), patient, "big", abi.ErrProviderInternal,
 			[]string{"http too_large", "over the 1024-byte cap"}},
 		{"slow server past the deadline", srv.URL + "/api/", grant(srv.URL+"/api/", true), 2 * time.Second, "slow", abi.ErrTimeout,
 			[]string{"http_fetch: call deadline passed during the request"}},
-		{"path outside the prefix", srv.URL + "/", grant(srv.URL+"/api/", true), 5 * time.Second, "users/1", abi.ErrProviderInternal,
+		{"path outside the prefix", srv.URL + "/", grant(srv.URL+"/api/", true), patient, "users/1", abi.ErrProviderInternal,
 			[]string{"http denied", "not under any allowed http prefix"}},
-		{"disallowed scheme", "https://127.0.0.1:" + port + "/api/", grant(srv.URL+"/api/", true), 5 * time.Second, "users/1", abi.ErrProviderInternal,
+		{"disallowed scheme", "https://127.0.0.1:" + port + "/api/", grant(srv.URL+"/api/", true), patient, "users/1", abi.ErrProviderInternal,
 			[]string{"http denied", "not under any allowed http prefix"}},
-		{"private IP literal", "http://10.0.0.1/", grant("http://10.0.0.1/", false), 5 * time.Second, "users/1", abi.ErrProviderInternal,
+		{"private IP literal", "http://10.0.0.1/", grant("http://10.0.0.1/", false), patient, "users/1", abi.ErrProviderInternal,
 			[]string{"http denied", "address 10.0.0.1 is a private address"}},
-		{"cloud metadata", "http://169.254.169.254/latest/", grant("http://169.254.169.254/", true), 5 * time.Second, "meta-data", abi.ErrProviderInternal,
+		{"cloud metadata", "http://169.254.169.254/latest/", grant("http://169.254.169.254/", true), patient, "meta-data", abi.ErrProviderInternal,
 			[]string{"http denied", "cloud metadata address, always refused"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := e.load(t, runtime.Grants{Config: map[string]string{"base_url": c.base}, HTTP: c.http}, c.timeout)
 			require.NoError(t, err)
-			start := time.Now()
 			_, err = p.Read(t.Context(), "httpjson:///"+c.read)
 			require.ErrorIs(t, err, c.kind)
 			for _, w := range c.want {
 				require.ErrorContains(t, err, w)
 			}
+			// The slow server answers only when the test ends: a read
+			// that returns ErrTimeout was ended by the call's deadline.
 			require.NotContains(t, err.Error(), "the forbidden host")
-			require.Less(t, time.Since(start), c.timeout+5*time.Second, "the host import returns when the call's deadline passes")
 		})
 	}
 	require.Contains(t, e.logged(), "http_fetch refused", "the operator's log names every refusal")

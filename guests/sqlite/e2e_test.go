@@ -1,11 +1,9 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,32 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/internal/sqlitetest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
-
-// sqlite3 returns the sqlite3 shell, skipping the test without it (failing
-// it under CI, which installs it).
-func sqlite3(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("sqlite3")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("sqlite3 not found: apt-get install sqlite3")
-		}
-		t.Skip("sqlite3 not found: apt-get install sqlite3")
-	}
-	return p
-}
-
-func runSQL(t *testing.T, db, script string) {
-	t.Helper()
-	cmd := exec.Command(sqlite3(t), "-batch", "-bail", db)
-	cmd.Stdin = strings.NewReader(script)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "sqlite3: %s", out)
-}
 
 const schema = `
 CREATE TABLE users(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT DEFAULT 'anon');
@@ -57,7 +34,7 @@ INSERT INTO users(email) VALUES ('a@example.com'), ('b@example.com');
 // database, row samples on.
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
-	runSQL(t, filepath.Join(dir, "app.db"), schema)
+	sqlitetest.Run(t, filepath.Join(dir, "app.db"), schema)
 	wasm := testguest.Go(t, "guests/sqlite")
 	cmd := exec.Command(testguest.Binary(t), append(append([]string{"check"}, testkit.Flags()...), "--allow-dir", dir, "--config-value", "rows=2",
 		"--cache-dir", filepath.Join(testguest.Root(), "build", "testguest", "serve-cache"), wasm)...)
@@ -74,9 +51,9 @@ func TestCheck(t *testing.T) {
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "app.db")
-	runSQL(t, db, "PRAGMA journal_mode=WAL;"+schema)
-	shell := startShell(t, db)
-	shell.exec(t, "PRAGMA wal_autocheckpoint=0; CREATE TABLE in_wal(x);")
+	sqlitetest.Run(t, db, "PRAGMA journal_mode=WAL;"+schema)
+	shell := sqlitetest.Start(t, db)
+	shell.Exec(t, "PRAGMA wal_autocheckpoint=0; CREATE TABLE in_wal(x);")
 
 	updated := make(chan string, 16)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -144,7 +121,7 @@ func TestServe(t *testing.T) {
 	require.Equal(t, []string{"order items"}, comp.Completion.Values)
 
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "sqlite://app.db/table/users"}))
-	shell.exec(t, "ALTER TABLE users ADD COLUMN nick TEXT;")
+	shell.Exec(t, "ALTER TABLE users ADD COLUMN nick TEXT;")
 	select {
 	case uri := <-updated:
 		require.Equal(t, "sqlite://app.db/table/users", uri)
@@ -154,55 +131,19 @@ func TestServe(t *testing.T) {
 	require.Contains(t, text("sqlite://app.db/table/users"), "nick TEXT")
 }
 
-// liveShell is a sqlite3 shell kept open on a database, so that its WAL is
-// not checkpointed and removed by the last connection's close.
-type liveShell struct {
-	in  io.WriteCloser
-	out *bufio.Reader
-	n   int
-}
-
-func startShell(t *testing.T, db string) *liveShell {
-	t.Helper()
-	cmd := exec.Command(sqlite3(t), "-batch", db)
-	in, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = in.Close(); _ = cmd.Wait() })
-	return &liveShell{in: in, out: bufio.NewReader(out)}
-}
-
-// exec runs script and waits until the shell has finished it.
-func (s *liveShell) exec(t *testing.T, script string) {
-	t.Helper()
-	s.n++
-	marker := fmt.Sprintf("done-%d", s.n)
-	_, err := io.WriteString(s.in, script+"\nSELECT '"+marker+"';\n")
-	require.NoError(t, err)
-	for {
-		line, err := s.out.ReadString('\n')
-		require.NoError(t, err)
-		if strings.TrimSpace(line) == marker {
-			return
-		}
-	}
-}
-
 // TestHostileWasm: in the sandbox, a database whose b-tree loops and one
 // whose overflow chain loops each cost a clear error on the call, not a
 // fault, a timeout or a trap; the good database beside them is served.
 func TestHostileWasm(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.db")
-	runSQL(t, good, "CREATE TABLE a(x);")
+	sqlitetest.Run(t, good, "CREATE TABLE a(x);")
 	var many strings.Builder
 	for i := range 300 {
 		fmt.Fprintf(&many, "CREATE TABLE t%03d(id INTEGER PRIMARY KEY, name TEXT);\n", i)
 	}
 	loop := filepath.Join(t.TempDir(), "loop.db")
-	runSQL(t, loop, many.String())
+	sqlitetest.Run(t, loop, many.String())
 	b, err := os.ReadFile(loop)
 	require.NoError(t, err)
 	require.Equal(t, byte(5), b[100], "sqlite_schema's root must be an interior page")

@@ -17,7 +17,8 @@ const (
 	// times what is live before a collection. The Go default (100) makes
 	// the MCP layer's garbage (about 150 KB per request in go-sdk) trigger
 	// a collection every dozen requests on a small heap; at 400 the
-	// collector's share of a request falls by a fifth to a third.
+	// collector's share of a request falls by a fifth to a third. It is the
+	// ceiling: on a larger live heap the tuner (headroom.go) sets less.
 	Percent = 400
 	// Limit is the soft memory limit (GOMEMLIMIT) that bounds what the
 	// higher GOGC may cost when no cgroup sets a smaller one: near it the
@@ -47,13 +48,16 @@ type Decision struct {
 	Cgroup int64
 }
 
-// Apply sets GOGC to Percent unless GOGC is set, and the soft memory limit
+// Apply sets GOGC to Percent unless GOGC is set (and from then on, after
+// each collection, to what gives Headroom over the live heap, between
+// MinPercent and Percent), and the soft memory limit
 // unless GOMEMLIMIT is set: to Limit, or lower when the process's cgroup
 // (v2 memory.max, v1 memory.limit_in_bytes, the smallest up the tree)
 // allows less, to SoftLimit of that. It returns what is in effect.
 func Apply() Decision {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(Percent)
+		startTuner(Percent) // headroom.go: lower as the live heap grows
 	}
 	d := decide("/", os.Getenv)
 	if d.Source != "GOMEMLIMIT" {

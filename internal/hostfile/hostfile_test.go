@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // openSoon runs Open(path) and returns its error, failing the test if it
@@ -25,7 +27,7 @@ func openSoon(t *testing.T, path string) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Wait):
 		t.Fatalf("Open(%s) blocked", path)
 		return nil
 	}

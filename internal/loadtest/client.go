@@ -34,10 +34,18 @@ type client struct {
 }
 
 // run reads until ctx is done. A failure that happens because the run
-// ended is not an error.
-func (c *client) run(ctx context.Context) {
+// ended is not an error. With cfg.MinReads, a client that has fewer
+// correct reads than that when ctx ends goes on reading, under base (the
+// caller's context), until it has them.
+func (c *client) run(base, ctx context.Context) {
 	defer c.close()
-	for ctx.Err() == nil {
+	for {
+		if ctx.Err() != nil {
+			if len(c.latencies) >= c.cfg.MinReads || base.Err() != nil {
+				break
+			}
+			ctx = base
+		}
 		if c.cfg.Era == Legacy && c.session == "" {
 			if err := c.initialize(ctx); err != nil {
 				c.fail(ctx, fmt.Errorf("initialize: %w", err))

@@ -39,6 +39,10 @@ type Config struct {
 	URIs     []string      // read in turn; client i starts at URIs[i%len]
 	Era      string        // Modern or Legacy
 	Timeout  time.Duration // per request
+	// MinReads makes each client read past Duration until it has this
+	// many correct reads (a count to wait for, for tests on a loaded
+	// machine; 0 for a run that is Duration long).
+	MinReads int
 	// AnyHost lifts the loopback-only guard on URL.
 	AnyHost bool
 }
@@ -72,6 +76,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("clients %d: use 1-10000", c.Clients)
 	case c.Duration <= 0 || c.Timeout <= 0:
 		return errors.New("duration and timeout must be positive")
+	case c.MinReads < 0:
+		return errors.New("min reads must not be negative")
 	case len(c.URIs) == 0:
 		return errors.New("no URIs to read: give at least one")
 	case c.Era != Modern && c.Era != Legacy:
@@ -106,12 +112,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for i := range clients {
 		clients[i] = &client{hc: hc, cfg: cfg, next: i}
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	timed, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Go(func() { c.run(ctx) })
+		wg.Go(func() { c.run(ctx, timed) })
 	}
 	wg.Wait()
 	return summarize(cfg, clients, time.Since(start)), nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 func TestWrapCountsResponsesAndGetStreams(t *testing.T) {
@@ -78,6 +80,6 @@ func TestWrapDoesNotCountPostEventStreams(t *testing.T) {
 }
 
 const (
-	timeout = 5 * time.Second
+	timeout = testkit.Wait
 	tick    = 10 * time.Millisecond
 )

@@ -15,7 +15,7 @@ import (
 // no summaries, and go_gc_cycles_total with go_gc_pauses_seconds_total
 // answer the same question (how much the collector stops the program).
 
-// runtimeSample names the runtime/metrics samples the go_ families read.
+// runtimeSamples names the runtime/metrics samples the go_ families read.
 var runtimeSamples = []string{
 	"/sched/goroutines:goroutines",
 	"/memory/classes/heap/objects:bytes",

@@ -43,6 +43,7 @@ type Set struct {
 	notifications *CounterVec
 	laggards      *CounterVec
 	httpResponses *CounterVec
+	denials       *CounterVec
 
 	mu        sync.Mutex
 	providers func() map[string]ProviderStats
@@ -69,6 +70,8 @@ func NewSet() *Set {
 		"Clients that did not keep up with what the server sends them, by reason: write_timeout (a stream closed because its client did not read within the write timeout), queue_full (change notifications dropped from a session's queue).",
 		"transport", "reason")
 	s.httpResponses = r.Counter("mcpwasm_http_responses_total", "HTTP responses, by status code.", "code")
+	s.denials = r.Counter("mcpwasm_access_denials_total",
+		"Requests the access rules refused (answered as not found), by transport, provider and method; never by client.", "transport", "provider", "method")
 	registerRuntime(r) // process.go
 	registerProcess(r)
 	return s
@@ -190,6 +193,12 @@ func (t *Transport) Request(method, outcome string, d time.Duration) {
 // Notification records one notification sent to a client.
 func (t *Transport) Notification(method string) {
 	t.s.notifications.With(t.name, method).Inc()
+}
+
+// Denied records a request the access rules refused
+// (server.Denials).
+func (t *Transport) Denied(provider, method string) {
+	t.s.denials.With(t.name, provider, method).Inc()
 }
 
 // Laggard records a client that did not keep up (server.LaggardObserver):

@@ -29,9 +29,11 @@
 // predicate is cosign's signature type: an attestation (provenance, SBOM)
 // by the same identity is a statement about the module, not a signature of
 // it. cosign 2's older formats (the .sig tag, sign-blob's own --bundle
-// JSON) count only when signed with a policy key, a .sig payload only when
-// it names the artifact's digest; keyless ones in those formats are
-// refused with the flag that re-signs them as a bundle. When nothing
+// JSON) count when signed with a policy key or, keyless, when their Rekor
+// entry (laid out as the v0.1 bundle it is) verifies against the trusted
+// root and the certificate's identity is a policy's; a .sig payload only
+// when it names the artifact's digest. A keyless one without a Rekor entry
+// is refused with the flag that re-signs it as a bundle. When nothing
 // satisfies the policy the error names the signers found and the signers
 // wanted.
 package sigpolicy

@@ -17,7 +17,8 @@
 //
 // Static tokens are compared in constant time against their SHA-256
 // digests; the tokens themselves are not kept. They carry no scopes and
-// grant everything. OAuth tokens must be signed (RS256 or ES256, never
+// grant everything, unless the server's access rules say otherwise (they
+// match a token's name, an OAuth subject, scopes and string claims). OAuth tokens must be signed (RS256 or ES256, never
 // "none" or HMAC) by a key of the issuer's JWKS, name the issuer, name this
 // server in their audience, carry an expiry, and hold every required
 // scope. Issuer, resource and key-set URLs must be https (plain http only
@@ -170,6 +171,10 @@ type Principal struct {
 	Scopes []string
 	// Expiry is when the JWT expires; zero for static tokens.
 	Expiry time.Time
+	// Claims are the JWT's other claims whose values are a string or a
+	// list of strings (a group or tenant claim), for access rules; nil for
+	// static tokens. They are bounded (claims.go).
+	Claims map[string][]string
 }
 
 // Refusal is a refused authentication: the HTTP status to answer and the

@@ -77,7 +77,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, *Re
 	if sub == "" {
 		return nil, unauthorized("invalid_token", "token has no subject")
 	}
-	p := &Principal{Kind: kind, Issuer: claims.Issuer, Subject: sub, Scopes: claims.scopes()}
+	p := &Principal{Kind: kind, Issuer: claims.Issuer, Subject: sub, Scopes: claims.scopes(), Claims: stringClaims(token)}
 	if claims.ExpiresAt != nil {
 		p.Expiry = claims.ExpiresAt.Time
 	}

@@ -65,8 +65,8 @@ const (
 	defaultMaxFileBytes = 1 << 20
 	// cacheTTLMillis is how long a client (and the host's read cache) may
 	// reuse a list page or a read: about the time a change takes to be
-	// announced (RATIONALE.md, "Why does the files provider say a result
-	// keeps for one second?").
+	// announced (within a second, docs/live-resources.md). The C twin,
+	// guests/cfiles, says the same.
 	cacheTTLMillis = 1000
 )
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 )
 
 // TestUnifiedDiffApplies: for every commit of a history of random edits
@@ -17,7 +19,7 @@ import (
 // `git apply` on a checkout of the parent, makes exactly the commit.
 func TestUnifiedDiffApplies(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
 	rng := rand.New(rand.NewPCG(1, 2))
 	lines := make([]string, 200)
 	for i := range lines {
@@ -35,16 +37,16 @@ func TestUnifiedDiffApplies(t *testing.T) {
 				lines[i] = "changed " + strconv.Itoa(rng.IntN(1000))
 			}
 		}
-		writeFile(t, dir, "f.txt", []byte(strings.Join(lines, "\n")+"\n"))
-		writeFile(t, dir, "nonl.txt", []byte("a\nb"+strconv.Itoa(c%3)))
+		gittest.Write(t, dir, "f.txt", []byte(strings.Join(lines, "\n")+"\n"))
+		gittest.Write(t, dir, "nonl.txt", []byte("a\nb"+strconv.Itoa(c%3)))
 		if c%4 == 1 {
-			writeFile(t, dir, "sub/added"+strconv.Itoa(c)+".txt", []byte("x\ny\n"))
+			gittest.Write(t, dir, "sub/added"+strconv.Itoa(c)+".txt", []byte("x\ny\n"))
 		}
 		if c%4 == 3 {
 			require.NoError(t, os.Remove(filepath.Join(dir, "sub", "added"+strconv.Itoa(c-2)+".txt")))
 		}
-		git(t, dir, "add", "-A")
-		git(t, dir, "commit", "-q", "-m", "c"+strconv.Itoa(c))
+		gittest.Git(t, dir, "add", "-A")
+		gittest.Git(t, dir, "commit", "-q", "-m", "c"+strconv.Itoa(c))
 	}
 	r := openDir(t, dir, Limits{})
 	head, err := r.Resolve("HEAD")
@@ -53,7 +55,7 @@ func TestUnifiedDiffApplies(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, log, 25)
 	work := t.TempDir()
-	git(t, work, "clone", "-q", dir, "w")
+	gittest.Git(t, work, "clone", "-q", dir, "w")
 	w := filepath.Join(work, "w")
 	for _, e := range log[:len(log)-1] {
 		c := e.Commit
@@ -65,13 +67,13 @@ func TestUnifiedDiffApplies(t *testing.T) {
 		for _, ch := range changes {
 			paths = append(paths, ch.Path)
 		}
-		require.Equal(t, strings.Fields(git(t, dir, "diff-tree", "-r", "--name-only", "--no-renames", parent.ID.String(), c.ID.String())), paths)
+		require.Equal(t, strings.Fields(gittest.Git(t, dir, "diff-tree", "-r", "--name-only", "--no-renames", parent.ID.String(), c.ID.String())), paths)
 		patch := r.UnifiedDiff(changes, 1<<20)
-		git(t, w, "checkout", "-q", "-f", parent.ID.String())
-		writeFile(t, work, "p.diff", []byte(patch))
-		git(t, w, "apply", filepath.Join(work, "p.diff"))
-		git(t, w, "add", "-A")
-		require.Empty(t, git(t, w, "diff", "--cached", "--stat", c.ID.String()), "the diff of %s applies to its parent and makes it:\n%s", c.ID, patch)
+		gittest.Git(t, w, "checkout", "-q", "-f", parent.ID.String())
+		gittest.Write(t, work, "p.diff", []byte(patch))
+		gittest.Git(t, w, "apply", filepath.Join(work, "p.diff"))
+		gittest.Git(t, w, "add", "-A")
+		require.Empty(t, gittest.Git(t, w, "diff", "--cached", "--stat", c.ID.String()), "the diff of %s applies to its parent and makes it:\n%s", c.ID, patch)
 	}
 }
 
@@ -93,12 +95,12 @@ func TestMyersBounds(t *testing.T) {
 // cap, saying how many files it left out.
 func TestUnifiedDiffBounded(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
 	for i := range 300 {
-		writeFile(t, dir, "f"+strconv.Itoa(i), []byte(strings.Repeat("text\n", 20)))
+		gittest.Write(t, dir, "f"+strconv.Itoa(i), []byte(strings.Repeat("text\n", 20)))
 	}
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "root")
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "root")
 	r := openDir(t, dir, Limits{})
 	head, err := r.Resolve("HEAD")
 	require.NoError(t, err)

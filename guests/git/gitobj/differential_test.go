@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 )
 
 // checkAgainstGit reads every file `git ls-tree -r HEAD` names and
@@ -21,12 +23,12 @@ func checkAgainstGit(t *testing.T, gitDir string, r *Repo) {
 	t.Helper()
 	head, err := r.Resolve("HEAD")
 	require.NoError(t, err)
-	require.Equal(t, strings.TrimSpace(git(t, gitDir, "rev-parse", "HEAD")), head.String())
+	require.Equal(t, strings.TrimSpace(gittest.Git(t, gitDir, "rev-parse", "HEAD")), head.String())
 	c, err := r.Commit(head)
 	require.NoError(t, err)
 	files, err := r.Walk(c.Tree, "")
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimRight(git(t, gitDir, "ls-tree", "-r", "-z", "HEAD"), "\x00"), "\x00")
+	lines := strings.Split(strings.TrimRight(gittest.Git(t, gitDir, "ls-tree", "-r", "-z", "HEAD"), "\x00"), "\x00")
 	require.Len(t, files, len(lines))
 	blobs := 0
 	for i, line := range lines {
@@ -40,7 +42,7 @@ func checkAgainstGit(t *testing.T, gitDir string, r *Repo) {
 		obj, err := r.Read(files[i].ID)
 		require.NoError(t, err, name)
 		require.Equal(t, TypeBlob, obj.Type)
-		require.Equal(t, git(t, gitDir, "cat-file", "blob", f[2]), string(obj.Data), name)
+		require.Equal(t, gittest.Git(t, gitDir, "cat-file", "blob", f[2]), string(obj.Data), name)
 		blobs++
 	}
 	require.NotZero(t, blobs)
@@ -50,7 +52,7 @@ func checkAgainstGit(t *testing.T, gitDir string, r *Repo) {
 	for _, ref := range refs {
 		got = append(got, ref.ID.String()+" "+ref.Name)
 	}
-	require.Equal(t, strings.TrimSpace(git(t, gitDir, "show-ref")), strings.Join(got, "\n"))
+	require.Equal(t, strings.TrimSpace(gittest.Git(t, gitDir, "show-ref")), strings.Join(got, "\n"))
 }
 
 func meta3(s string) [3]string {
@@ -69,20 +71,20 @@ func TestDifferentialLoosePackedDeltas(t *testing.T) {
 		checkAgainstGit(t, dir, openDir(t, dir, Limits{}))
 	})
 	t.Run("gc", func(t *testing.T) {
-		git(t, dir, "gc", "-q")
+		gittest.Git(t, dir, "gc", "-q")
 		_, err := os.Stat(filepath.Join(dir, ".git/packed-refs"))
 		require.NoError(t, err, "gc packs the refs")
 		checkAgainstGit(t, dir, openDir(t, dir, Limits{}))
 	})
 	t.Run("repack-depth-50", func(t *testing.T) {
-		git(t, dir, "repack", "-a", "-d", "-f", "--depth=50", "--window=250")
+		gittest.Git(t, dir, "repack", "-a", "-d", "-f", "--depth=50", "--window=250")
 		requireDeltas(t, dir)
 		require.NotZero(t, entryTypes(t, openDir(t, dir, Limits{}))[typeOfs], "the pack holds OFS_DELTA entries")
 		checkAgainstGit(t, dir, openDir(t, dir, Limits{}))
 		// Every object of the history, against one `git cat-file --batch`.
 		r := openDir(t, dir, Limits{})
 		var ids []string
-		for _, line := range strings.Split(strings.TrimSpace(git(t, dir, "rev-list", "--all", "--objects")), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(gittest.Git(t, dir, "rev-list", "--all", "--objects")), "\n") {
 			id, _, _ := strings.Cut(line, " ")
 			ids = append(ids, id)
 		}
@@ -98,7 +100,7 @@ func TestDifferentialLoosePackedDeltas(t *testing.T) {
 	})
 	t.Run("ref-deltas", func(t *testing.T) {
 		// A thin-pack style pack whose deltas name their bases by id.
-		git(t, dir, "-c", "repack.useDeltaBaseOffset=false", "repack", "-a", "-d", "-f", "--depth=50")
+		gittest.Git(t, dir, "-c", "repack.useDeltaBaseOffset=false", "repack", "-a", "-d", "-f", "--depth=50")
 		requireDeltas(t, dir)
 		require.NotZero(t, entryTypes(t, openDir(t, dir, Limits{}))[typeRef], "the pack holds REF_DELTA entries")
 		checkAgainstGit(t, dir, openDir(t, dir, Limits{}))
@@ -110,7 +112,7 @@ func requireDeltas(t *testing.T, dir string) {
 	t.Helper()
 	idx, _ := filepath.Glob(filepath.Join(dir, ".git/objects/pack/*.idx"))
 	require.NotEmpty(t, idx)
-	out := git(t, dir, "verify-pack", "-v", idx[0])
+	out := gittest.Git(t, dir, "verify-pack", "-v", idx[0])
 	require.Contains(t, out, "chain length = ", "the repack made deltas")
 }
 
@@ -118,8 +120,8 @@ func requireDeltas(t *testing.T, dir string) {
 // common git directory (a worktree's .git is a file pointing elsewhere;
 // in CI the checkout is a normal clone).
 func TestDifferentialOwnHistory(t *testing.T) {
-	common := strings.TrimSpace(git(t, ".", "rev-parse", "--path-format=absolute", "--git-common-dir"))
-	if shallow := strings.TrimSpace(git(t, ".", "rev-parse", "--is-shallow-repository")); shallow == "true" {
+	common := strings.TrimSpace(gittest.Git(t, ".", "rev-parse", "--path-format=absolute", "--git-common-dir"))
+	if shallow := strings.TrimSpace(gittest.Git(t, ".", "rev-parse", "--is-shallow-repository")); shallow == "true" {
 		t.Log("a shallow checkout: the walk below reports where history stops")
 	}
 	r, err := Open(os.DirFS(common), common, ".", Limits{})
@@ -134,7 +136,7 @@ func TestDifferentialOwnHistory(t *testing.T) {
 	// so the check is: HEAD first, 200 distinct commits (or all there
 	// are), each one git walks from HEAD.
 	all := map[string]bool{}
-	for _, id := range strings.Fields(git(t, common, "rev-list", "HEAD")) {
+	for _, id := range strings.Fields(gittest.Git(t, common, "rev-list", "HEAD")) {
 		all[id] = true
 	}
 	var got []string

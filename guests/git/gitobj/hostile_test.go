@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
+	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
 // packEntry is one entry a hostile pack holds: a whole object, an
@@ -99,8 +102,8 @@ func writePack(t testing.TB, dir string, entries []packEntry) {
 	idx.Write(sum[:])
 	idx.Write(make([]byte, 20))
 	name := "pack-" + sum2hex(sum)
-	writeFile(t, dir, ".git/objects/pack/"+name+".pack", pack.Bytes())
-	writeFile(t, dir, ".git/objects/pack/"+name+".idx", idx.Bytes())
+	gittest.Write(t, dir, ".git/objects/pack/"+name+".pack", pack.Bytes())
+	gittest.Write(t, dir, ".git/objects/pack/"+name+".idx", idx.Bytes())
 }
 
 func sum2hex(s [20]byte) string { return ID(s).String() }
@@ -133,8 +136,8 @@ func requireBounded(t *testing.T, kind error, f func() error) error {
 	case err := <-done:
 		require.ErrorIs(t, err, kind)
 		return err
-	case <-time.After(60 * time.Second):
-		t.Fatal("a hostile repository did not end in an error within 60 s")
+	case <-time.After(testkit.Wait):
+		t.Fatal("a hostile repository did not end in an error within testkit.Wait")
 		return nil
 	}
 }
@@ -243,7 +246,7 @@ func TestHostileTrees(t *testing.T) {
 		body := append(treeEntry("100644", "f", fakeID(9)), treeEntry("40000", "loop", self)...)
 		_, _ = zw.Write(append([]byte("tree "+strconv.Itoa(len(body))+"\x00"), body...))
 		require.NoError(t, zw.Close())
-		writeFile(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.Bytes())
+		gittest.Write(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.Bytes())
 		err := requireBounded(t, ErrCorrupt, func() error { _, err := openDir(t, dir, Limits{}).Walk(self, ""); return err })
 		require.ErrorContains(t, err, "contains itself")
 	})
@@ -297,7 +300,7 @@ func TestHostileHistory(t *testing.T) {
 		_, _ = zw.Write([]byte("commit " + strconv.Itoa(len(body)) + "\x00" + body))
 		require.NoError(t, zw.Close())
 		h := id.String()
-		writeFile(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.Bytes())
+		gittest.Write(t, dir, ".git/objects/"+h[:2]+"/"+h[2:], buf.Bytes())
 	}
 	commit(a, b)
 	commit(b, a)
@@ -306,10 +309,10 @@ func TestHostileHistory(t *testing.T) {
 	requireBounded(t, nil, func() error { var err error; log, err = r.Log(a, 1000); return err })
 	require.Len(t, log, 2)
 
-	writeFile(t, dir, ".git/refs/heads/main", []byte("ref: refs/heads/other\n"))
-	writeFile(t, dir, ".git/refs/heads/other", []byte("ref: refs/heads/main\n"))
+	gittest.Write(t, dir, ".git/refs/heads/main", []byte("ref: refs/heads/other\n"))
+	gittest.Write(t, dir, ".git/refs/heads/other", []byte("ref: refs/heads/main\n"))
 	requireBounded(t, ErrLimit, func() error { _, _, err := r.Head(); return err })
-	writeFile(t, dir, ".git/refs/heads/bad", []byte("ref: ../../../etc/passwd\n"))
+	gittest.Write(t, dir, ".git/refs/heads/bad", []byte("ref: ../../../etc/passwd\n"))
 	_, err := r.Resolve("bad")
 	require.ErrorIs(t, err, ErrCorrupt)
 }
@@ -320,14 +323,14 @@ func TestHostileHistory(t *testing.T) {
 func TestWorktreesAndShallow(t *testing.T) {
 	dir := sampleRepo(t)
 	wt := filepath.Join(dir, "wt")
-	git(t, dir, "worktree", "add", "-q", wt, "side")
+	gittest.Git(t, dir, "worktree", "add", "-q", wt, "side")
 
 	// Granting the main repository: the worktree inside it reads.
 	r, err := Open(os.DirFS(dir), filepath.ToSlash(dir), "wt", Limits{})
 	require.NoError(t, err)
 	head, err := r.Resolve("HEAD")
 	require.NoError(t, err)
-	require.Equal(t, strings.TrimSpace(git(t, wt, "rev-parse", "HEAD")), head.String())
+	require.Equal(t, strings.TrimSpace(gittest.Git(t, wt, "rev-parse", "HEAD")), head.String())
 	branch, _, err := r.Head()
 	require.NoError(t, err)
 	require.Equal(t, "refs/heads/side", branch)
@@ -338,7 +341,7 @@ func TestWorktreesAndShallow(t *testing.T) {
 	require.ErrorContains(t, err, "grant the directory that holds it")
 
 	shallow := filepath.Join(t.TempDir(), "shallow")
-	git(t, dir, "clone", "-q", "--depth", "2", "file://"+dir, shallow)
+	gittest.Git(t, dir, "clone", "-q", "--depth", "2", "file://"+dir, shallow)
 	sr := openDir(t, shallow, Limits{})
 	tip, err := sr.Resolve("HEAD")
 	require.NoError(t, err)
@@ -357,13 +360,13 @@ func TestWorktreesAndShallow(t *testing.T) {
 // object missing from a repository that borrows objects says why.
 func TestUnsupportedLayouts(t *testing.T) {
 	dir := emptyRepo(t)
-	writeFile(t, dir, ".git/config", []byte("[extensions]\n\tobjectFormat = sha256\n"))
+	gittest.Write(t, dir, ".git/config", []byte("[extensions]\n\tobjectFormat = sha256\n"))
 	_, err := Open(os.DirFS(dir), dir, ".", Limits{})
 	require.ErrorIs(t, err, ErrNotRepo)
 	require.ErrorContains(t, err, "SHA-256")
 
 	dir = emptyRepo(t)
-	writeFile(t, dir, ".git/objects/info/alternates", []byte("/elsewhere/objects\n"))
+	gittest.Write(t, dir, ".git/objects/info/alternates", []byte("/elsewhere/objects\n"))
 	_, err = openDir(t, dir, Limits{}).Read(fakeID(1))
 	require.ErrorIs(t, err, ErrNotFound)
 	require.ErrorContains(t, err, "alternates")

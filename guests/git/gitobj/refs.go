@@ -33,10 +33,18 @@ const (
 func (r *Repo) Head() (branch string, id ID, err error) {
 	r.gen++
 	if b, err := r.readRefFile("HEAD"); err == nil {
-		if target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok && validRefName(target) {
-			branch = target
+		s := strings.TrimSpace(string(b))
+		if target, ok := strings.CutPrefix(s, "ref: "); ok && validRefName(target) {
+			// HEAD is read once: the branch and what it names come from
+			// the same read.
+			_, id, err = r.resolveSym(target, 1)
+			return target, id, err
+		}
+		if id, ok := ParseID(s); ok {
+			return "", id, nil // detached
 		}
 	}
+	// Missing or malformed: resolveSym says which.
 	_, id, err = r.resolveSym("HEAD", 0)
 	return branch, id, err
 }
@@ -85,17 +93,41 @@ func (r *Repo) readRefFile(name string) ([]byte, error) {
 	// No Stat: in wasm each file operation is a host call that costs tens
 	// of microseconds. A directory (refs/heads when asked for "refs/heads")
 	// fails the read and is no ref.
+	buf := r.refBuf[:]
+	if sf, ok := r.fsys.(SmallFileFS); ok {
+		n, err := sf.ReadSmallFile(path.Join(dir, name), buf)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "read" {
+			return nil, fs.ErrNotExist // as below: a directory is no ref
+		}
+		if err != nil {
+			return nil, err
+		}
+		return buf[:n], nil
+	}
 	f, err := r.fsys.Open(path.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var buf [maxRefFileBytes]byte
-	n, err := f.Read(buf[:])
+	n, err := f.Read(buf)
 	if err != nil && n == 0 {
 		return nil, fs.ErrNotExist
 	}
 	return buf[:n], nil
+}
+
+// SmallFileFS is an fs.FS that can read the start of a small file into a
+// buffer in one go. Refs are read on every lookup (they are what moves),
+// and in wasm an *os.File costs six host calls to open, read and close
+// one (path_open; fd_fdstat_get and fd_fdstat_set_flags for its
+// non-blocking mode; fd_read; fd_close); ReadSmallFile needs three.
+// ReadSmallFile fills at most len(buf) bytes and returns how many. It
+// fails as fs.FS's Open does when the file cannot be opened (a missing
+// one wrapping fs.ErrNotExist), and with a *fs.PathError whose Op is
+// "read" when it opens but cannot be read (a directory).
+type SmallFileFS interface {
+	fs.FS
+	ReadSmallFile(name string, buf []byte) (int, error)
 }
 
 // packedState is what packed-refs was parsed from: git rewrites the file

@@ -92,8 +92,9 @@ type Repo struct {
 	packed  packedState
 	gen     int // counts lookups of refs: packed-refs is checked once in each
 	commits map[ID]*Commit
-	br      *bufio.Reader // reused by every read (a Repo runs one at a time)
-	zr      io.ReadCloser // a zlib reader, reused through zlib.Resetter
+	br      *bufio.Reader         // reused by every read (a Repo runs one at a time)
+	zr      io.ReadCloser         // a zlib reader, reused through zlib.Resetter
+	refBuf  [maxRefFileBytes]byte // readRefFile's buffer: callers copy what they keep
 }
 
 // Open opens the repository in fsys at dir ("." for the root): a working

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 )
 
 // TestChanges: every poll is answered by a fresh provider (as any
@@ -30,8 +31,8 @@ func TestChanges(t *testing.T) {
 	require.Equal(t, base.Cursor, same.Cursor)
 
 	// An edit on main: its file and main's summaries, HEAD's too.
-	write(t, dir, "src/main.go", "package main\n\nfunc main() {}\n")
-	git(t, dir, "commit", "-q", "-am", "edit")
+	gittest.Write(t, dir, "src/main.go", "package main\n\nfunc main() {}\n")
+	gittest.Git(t, dir, "commit", "-q", "-am", "edit")
 	edit := poll(same.Cursor)
 	require.False(t, edit.ListChanged, "no file added or removed")
 	require.Subset(t, edit.Updated, []string{"git://demo/blob/main/src/main.go", "git://demo/blob/HEAD/src/main.go",
@@ -40,29 +41,29 @@ func TestChanges(t *testing.T) {
 	require.NotContains(t, edit.Updated, "git://demo/log/v1", "v1 did not move")
 
 	// A file added on main changes the list.
-	write(t, dir, "NEW.md", "new\n")
-	git(t, dir, "add", "NEW.md")
-	git(t, dir, "commit", "-q", "-m", "add")
+	gittest.Write(t, dir, "NEW.md", "new\n")
+	gittest.Git(t, dir, "add", "NEW.md")
+	gittest.Git(t, dir, "commit", "-q", "-m", "add")
 	add := poll(edit.Cursor)
 	require.True(t, add.ListChanged)
 	require.Contains(t, add.Updated, "git://demo/blob/main/NEW.md")
 
 	// A file added on another branch does not.
-	git(t, dir, "update-ref", "refs/heads/feature/x", "main")
+	gittest.Git(t, dir, "update-ref", "refs/heads/feature/x", "main")
 	side := poll(add.Cursor)
 	require.False(t, side.ListChanged)
 	require.Contains(t, side.Updated, "git://demo/blob/feature%2Fx/NEW.md")
 
 	// HEAD naming another branch changes the list's URIs.
-	git(t, dir, "checkout", "-q", "-b", "other")
+	gittest.Git(t, dir, "checkout", "-q", "-b", "other")
 	moved := poll(side.Cursor)
 	require.True(t, moved.ListChanged)
 
 	// A packed ref that moves is seen too.
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "pack-refs", "--all")
 	packed := poll(moved.Cursor)
-	git(t, dir, "tag", "-f", "v1", "main")
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "tag", "-f", "v1", "main")
+	gittest.Git(t, dir, "pack-refs", "--all")
 	tag := poll(packed.Cursor)
 	require.Contains(t, tag.Updated, "git://demo/blob/v1/NEW.md")
 
@@ -75,7 +76,7 @@ func TestChanges(t *testing.T) {
 func TestEmptyRepository(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "empty")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
 	ctx := hostCtx(t, nil)
 	page, err := newProvider(dir).List(ctx, "")
 	require.NoError(t, err)
@@ -84,9 +85,9 @@ func TestEmptyRepository(t *testing.T) {
 	base, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{})
 	require.NoError(t, err)
 
-	write(t, dir, "first.txt", "1\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "first")
+	gittest.Write(t, dir, "first.txt", "1\n")
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "first")
 	ch, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
 	require.NoError(t, err)
 	require.True(t, ch.ListChanged)
@@ -100,7 +101,7 @@ func TestDeletedBranch(t *testing.T) {
 	ctx := hostCtx(t, nil)
 	base, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{})
 	require.NoError(t, err)
-	git(t, dir, "branch", "-D", "feature/x")
+	gittest.Git(t, dir, "branch", "-D", "feature/x")
 	ch, err := newProvider(dir).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
 	require.NoError(t, err)
 	require.Equal(t, []string{"git://demo/refs"}, ch.Updated)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/guests/git/internal/gittest"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw/mcpwtest"
 )
@@ -35,7 +36,7 @@ func TestRead(t *testing.T) {
 		c := readText(t, ctx, p, uri)
 		require.Equal(t, want, *c.Text, uri)
 	}
-	head := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	head := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	c := readText(t, ctx, p, "git://demo/blob/"+head+"/README.md")
 	require.Equal(t, "hello\nworld\n", *c.Text)
 
@@ -57,9 +58,9 @@ func TestRead(t *testing.T) {
 	require.True(t, strings.HasPrefix(log, head+" "))
 
 	tree := *readText(t, ctx, p, "git://demo/tree/v1").Text
-	require.Equal(t, git(t, dir, "ls-tree", "-r", "v1"), tree)
+	require.Equal(t, gittest.Git(t, dir, "ls-tree", "-r", "v1"), tree)
 	sub := *readText(t, ctx, p, "git://demo/tree/v1/src").Text
-	require.Equal(t, git(t, dir, "ls-tree", "-r", "v1", "src"), sub)
+	require.Equal(t, gittest.Git(t, dir, "ls-tree", "-r", "v1", "src"), sub)
 	refs := *readText(t, ctx, p, "git://demo/refs").Text
 	require.Contains(t, refs, "refs/heads/feature/x\n")
 	require.Contains(t, refs, head+" HEAD -> refs/heads/main\n")
@@ -172,11 +173,11 @@ func TestListPages(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pages")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	for i := range 1200 {
-		write(t, dir, "f/"+strconv.Itoa(10000+i), "x")
+		gittest.Write(t, dir, "f/"+strconv.Itoa(10000+i), "x")
 	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "many")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "many")
 	p, ctx := newProvider(dir), hostCtx(t, nil)
 	seen := map[string]bool{}
 	pages := 0

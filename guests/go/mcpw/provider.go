@@ -19,8 +19,8 @@
 // In a guest every jump costs ~24 ns (the runtime's deadline check), so the
 // call path avoids encoding/json and reflection: results are encoded by a
 // hand-written encoder that writes exactly what encoding/json would, and
-// checked by a fast test that falls back to abi validation. See the README,
-// "Per-call cost".
+// checked by a fast test that falls back to abi validation. See
+// guests/go/README.md, "Per-call cost".
 package mcpw
 
 import (

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/internal/sqlitetest"
 )
 
 // richSchema has every kind of object, quoting of each style, a statement
@@ -63,8 +65,8 @@ func thousandTables(n int) string {
 // only in the -wal file shows them; the database file alone does not.
 func TestWALUncheckpointed(t *testing.T) {
 	p := makeDB(t, "PRAGMA journal_mode=WAL; CREATE TABLE first(a);")
-	sh := startShell(t, p)
-	sh.exec(t, "PRAGMA wal_autocheckpoint=0; CREATE TABLE second(b); CREATE INDEX second_b ON second(b); DROP TABLE first; CREATE TABLE third(c);")
+	sh := sqlitetest.Start(t, p)
+	sh.Exec(t, "PRAGMA wal_autocheckpoint=0; CREATE TABLE second(b); CREATE INDEX second_b ON second(b); DROP TABLE first; CREATE TABLE third(c);")
 	objs := schemaOf(t, p)
 	var names []string
 	for _, o := range objs {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw"
 	"github.com/mcp-wasm/mcp-wasm/guests/go/mcpw/mcpwtest"
+	"github.com/mcp-wasm/mcp-wasm/guests/sqlite/internal/sqlitetest"
 )
 
 const richSchema = `
@@ -52,7 +53,7 @@ func TestDifferentialThousandTables(t *testing.T) {
 func requireSameAsShell(t *testing.T, db string, p mcpw.Provider, name string) {
 	ctx := host(nil)
 	listed := map[string]bool{}
-	rest := runSQL(t, db, ".schema\n")
+	rest := sqlitetest.Run(t, db, ".schema\n")
 	for _, r := range listAll(t, ctx, p) {
 		listed[r.Title] = true
 		if r.MIMEType != mimeSQL {
@@ -63,11 +64,11 @@ func requireSameAsShell(t *testing.T, db string, p mcpw.Provider, name string) {
 			continue // an automatic index: the shell prints nothing for it
 		}
 		var ok bool
-		rest, ok = cutStatement(rest, shellForm(ddl))
+		rest, ok = sqlitetest.CutStatement(rest, sqlitetest.ShellForm(ddl))
 		require.True(t, ok, ".schema does not print the DDL of %s", r.URI)
 	}
 	require.Empty(t, strings.TrimSpace(rest), ".schema prints statements the provider does not serve")
-	tables := runSQL(t, db, ".tables\n")
+	tables := sqlitetest.Run(t, db, ".tables\n")
 	for title := range listed {
 		for _, kind := range []string{"table ", "view "} {
 			if name, ok := strings.CutPrefix(title, kind); ok && !strings.HasPrefix(name, "sqlite_") && !strings.HasSuffix(name, "(description)") {
@@ -101,7 +102,7 @@ CREATE TABLE quoting('single' TEXT, "dou""ble" VARCHAR(20) NOT NULL, [brack ets]
 			Dflt    *string `json:"dflt_value"`
 			PK      int     `json:"pk"`
 		}
-		out := runSQL(t, db, fmt.Sprintf("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_xinfo(%s);", quoteLit(table)), "-json")
+		out := sqlitetest.Run(t, db, fmt.Sprintf("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_xinfo(%s);", quoteLit(table)), "-json")
 		require.NoError(t, json.Unmarshal([]byte(out), &info), out)
 		require.Len(t, desc.Columns, len(info), table)
 		for i, c := range desc.Columns {
@@ -119,7 +120,7 @@ CREATE TABLE quoting('single' TEXT, "dou""ble" VARCHAR(20) NOT NULL, [brack ets]
 			OnUpdate string  `json:"on_update"`
 			OnDelete string  `json:"on_delete"`
 		}
-		out = runSQL(t, db, fmt.Sprintf("SELECT * FROM pragma_foreign_key_list(%s) ORDER BY id DESC, seq;", quoteLit(table)), "-json")
+		out = sqlitetest.Run(t, db, fmt.Sprintf("SELECT * FROM pragma_foreign_key_list(%s) ORDER BY id DESC, seq;", quoteLit(table)), "-json")
 		if strings.TrimSpace(out) != "" {
 			require.NoError(t, json.Unmarshal([]byte(out), &fks), out)
 		}
@@ -195,20 +196,20 @@ func TestChanges(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, base.Updated)
 
-	runSQL(t, db, "INSERT INTO users(email) VALUES ('d@example.com');")
+	sqlitetest.Run(t, db, "INSERT INTO users(email) VALUES ('d@example.com');")
 	res, err := ch.Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
 	require.NoError(t, err)
 	require.Empty(t, res.Updated, "rows are not the schema")
 	require.False(t, res.ListChanged)
 	require.Equal(t, base.Cursor, res.Cursor)
 
-	runSQL(t, db, "ALTER TABLE users ADD COLUMN nick TEXT;")
+	sqlitetest.Run(t, db, "ALTER TABLE users ADD COLUMN nick TEXT;")
 	res, err = ch.Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
 	require.NoError(t, err)
 	require.Equal(t, []string{"sqlite://app.db/", "sqlite://app.db/table/users", "sqlite://app.db/table/users/description"}, res.Updated)
 	require.False(t, res.ListChanged)
 
-	runSQL(t, db, "CREATE INDEX users_nick ON users(nick);")
+	sqlitetest.Run(t, db, "CREATE INDEX users_nick ON users(nick);")
 	res2, err := ch.Changes(ctx, abi.ChangesRequest{Cursor: res.Cursor})
 	require.NoError(t, err)
 	require.True(t, res2.ListChanged)
@@ -243,7 +244,7 @@ func TestHostileDatabase(t *testing.T) {
 	require.NotContains(t, err.Error(), dir, "no host path")
 	base, err := p.(mcpw.Changer).Changes(ctx, abi.ChangesRequest{})
 	require.NoError(t, err, "the good database is still watched")
-	runSQL(t, good, "CREATE TABLE b(y);")
+	sqlitetest.Run(t, good, "CREATE TABLE b(y);")
 	res, err := p.(mcpw.Changer).Changes(ctx, abi.ChangesRequest{Cursor: base.Cursor})
 	require.NoError(t, err)
 	require.True(t, res.ListChanged)

@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/verify"
@@ -21,9 +23,16 @@ import (
 // puller gathers each signature into a document of this media type, see
 // oci.CosignSig) and sign-blob --bundle's own JSON (cosign's
 // LocalSignedPayload). A key signature in either is verified by
-// sigstore-go as the message signature it is; a certificate (keyless)
-// one is refused with the flag that re-signs it as a bundle: its Rekor
-// entry is in cosign's own form, which sigstore-go does not read.
+// sigstore-go as the message signature it is. A certificate (keyless)
+// one carries its Rekor entry in cosign's own form (rekorBundle: the
+// entry's body, integrated time, index, log ID and signed entry
+// timestamp); it is laid out as the v0.1 Sigstore bundle that holds
+// exactly those (an inclusion promise, no inclusion proof) and verified
+// as any keyless bundle is: certificate chain to the trusted root, the
+// signed entry timestamp by the root's Rekor key, the entry naming this
+// signature, certificate and artifact, the identity against the policy.
+// One without a Rekor entry cannot be checked offline and is refused
+// with the flag that re-signs it as a bundle.
 const mediaTypeCosignSig = "application/vnd.dev.cosign.simplesigning.v1+json"
 
 // legacy is a signature in one of cosign 2's older formats.
@@ -32,6 +41,7 @@ type legacy struct {
 	payload   []byte // the .sig tag's simple-signing payload, as signed
 	signature []byte
 	cert      string // PEM, for a keyless signature
+	rekor     []byte // cosign's rekorBundle JSON, for a keyless signature
 }
 
 // parseLegacy reads raw as one of cosign 2's older formats; ok is false
@@ -44,6 +54,9 @@ func parseLegacy(raw []byte) (l legacy, ok bool, err error) {
 		Certificate     string  `json:"certificate"`
 		Base64Signature *string `json:"base64Signature"`
 		Cert            string  `json:"cert"` // base64 of the PEM
+		// an object in a sign-blob --bundle file, a string holding it
+		// in a .sig tag document (the layer annotation, uninterpreted)
+		RekorBundle json.RawMessage `json:"rekorBundle"`
 	}
 	if json.Unmarshal(raw, &doc) != nil {
 		return l, false, nil
@@ -62,10 +75,29 @@ func parseLegacy(raw []byte) (l legacy, ok bool, err error) {
 	default:
 		return l, false, nil
 	}
+	if err == nil {
+		l.rekor, err = rekorJSON(doc.RekorBundle)
+	}
 	if err != nil {
 		return l, true, fmt.Errorf("malformed %s: %v", l.format(), err)
 	}
 	return l, true, nil
+}
+
+// rekorJSON returns cosign's rekorBundle as JSON: raw itself, or the JSON
+// a string raw holds; nil when absent.
+func rekorJSON(raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
+		return nil, nil
+	}
+	if raw[0] != '"' {
+		return raw, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
 }
 
 func (l legacy) format() string {
@@ -108,24 +140,27 @@ func (l legacy) describe() string {
 	if l.cert == "" {
 		return "a key (" + l.format() + ")"
 	}
-	return l.claim().String() + " (" + l.format() + ", keyless: not verified; re-sign with " + l.resign() + ")"
+	if len(l.rekor) == 0 {
+		return l.claim().String() + " (" + l.format() + ", keyless without a transparency-log entry: not verifiable; re-sign with " + l.resign() + ")"
+	}
+	return l.claim().String() + " (" + l.format() + ", keyless)"
 }
 
 // checkLegacy verifies l as a signature of digest by one of the policy's
-// keys; a keyless one is refused, saying how to re-sign it.
+// keys, or (keyless) by one of its identities.
 func (p *policy) checkLegacy(digest []byte, l legacy) (sigpolicy.Identity, error) {
 	claim := l.claim()
+	signed := digest
+	if l.sigTag {
+		// The signature is of the payload; the payload names the manifest.
+		sum := sha256.Sum256(l.payload)
+		signed = sum[:]
+	}
 	if l.cert != "" {
-		return claim, fmt.Errorf("signed by %s in a keyless %s, which is not verified (its transparency-log entry is in cosign's older form): re-sign it as a Sigstore bundle with %s (cosign 3 does so by default)", claim, l.format(), l.resign())
+		return p.checkLegacyKeyless(digest, signed, l, claim)
 	}
 	if len(p.keys) == 0 {
 		return claim, fmt.Errorf("a %s signed with a key; the policy accepts only certificate identities", l.format())
-	}
-	signed := digest
-	if l.sigTag {
-		// The key signs the payload; the payload names the manifest.
-		sum := sha256.Sum256(l.payload)
-		signed = sum[:]
 	}
 	b, err := bundle.NewBundle(&protobundle.Bundle{MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json",
 		VerificationMaterial: &protobundle.VerificationMaterial{Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{}}},
@@ -183,4 +218,80 @@ func clip(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// checkLegacyKeyless verifies a keyless l, whose signature is of signed,
+// as the v0.1 bundle its parts make (legacyBundle).
+func (p *policy) checkLegacyKeyless(digest, signed []byte, l legacy, claim sigpolicy.Identity) (sigpolicy.Identity, error) {
+	if claim.Subject == "an unreadable certificate" {
+		return claim, fmt.Errorf("a keyless %s with an unreadable certificate: re-sign it as a Sigstore bundle with %s", l.format(), l.resign())
+	}
+	if len(p.identities) == 0 {
+		return claim, fmt.Errorf("signed by %s with a certificate; the policy accepts only keys", claim)
+	}
+	if len(l.rekor) == 0 {
+		return claim, fmt.Errorf("signed by %s in a keyless %s that has no transparency-log entry, so its short-lived certificate cannot be checked offline: re-sign it as a Sigstore bundle with %s (cosign 3 does so by default)", claim, l.format(), l.resign())
+	}
+	b, err := legacyBundle(l, signed)
+	if err != nil {
+		return claim, fmt.Errorf("malformed %s: %v: re-sign it as a Sigstore bundle with %s", l.format(), err, l.resign())
+	}
+	got, err := p.checkKeyless(b, verify.WithArtifactDigest("sha256", signed), claim)
+	if err != nil || !l.sigTag {
+		return got, err
+	}
+	if err := payloadNames(l.payload, digest); err != nil {
+		return claim, err
+	}
+	return got, nil
+}
+
+// legacyBundle lays out a keyless cosign 2 signature of signed as the v0.1
+// Sigstore bundle that holds the same facts: the certificate, the Rekor
+// entry with its signed entry timestamp as inclusion promise, the message
+// signature.
+func legacyBundle(l legacy, signed []byte) (*bundle.Bundle, error) {
+	var rb struct {
+		SET     []byte `json:"SignedEntryTimestamp"`
+		Payload struct {
+			Body           string `json:"body"`
+			IntegratedTime int64  `json:"integratedTime"`
+			LogIndex       int64  `json:"logIndex"`
+			LogID          string `json:"logID"`
+		} `json:"Payload"`
+	}
+	if err := json.Unmarshal(l.rekor, &rb); err != nil {
+		return nil, fmt.Errorf("rekorBundle: %v", err)
+	}
+	body, err := base64.StdEncoding.DecodeString(rb.Payload.Body)
+	if err != nil {
+		return nil, fmt.Errorf("rekorBundle body: %v", err)
+	}
+	logID, err := hex.DecodeString(rb.Payload.LogID)
+	if err != nil {
+		return nil, fmt.Errorf("rekorBundle logID: %v", err)
+	}
+	var kind struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(body, &kind); err != nil {
+		return nil, fmt.Errorf("rekorBundle body: %v", err)
+	}
+	blk, _ := pem.Decode([]byte(l.cert))
+	if blk == nil {
+		return nil, fmt.Errorf("certificate: not PEM")
+	}
+	return bundle.NewBundle(&protobundle.Bundle{MediaType: "application/vnd.dev.sigstore.bundle+json;version=0.1",
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content: &protobundle.VerificationMaterial_X509CertificateChain{X509CertificateChain: &protocommon.X509CertificateChain{
+				Certificates: []*protocommon.X509Certificate{{RawBytes: blk.Bytes}}}},
+			TlogEntries: []*protorekor.TransparencyLogEntry{{
+				LogIndex: rb.Payload.LogIndex, LogId: &protocommon.LogId{KeyId: logID},
+				KindVersion:    &protorekor.KindVersion{Kind: kind.Kind, Version: kind.APIVersion},
+				IntegratedTime: rb.Payload.IntegratedTime, InclusionPromise: &protorekor.InclusionPromise{SignedEntryTimestamp: rb.SET},
+				CanonicalizedBody: body}}},
+		Content: &protobundle.Bundle_MessageSignature{MessageSignature: &protocommon.MessageSignature{
+			MessageDigest: &protocommon.HashOutput{Algorithm: protocommon.HashAlgorithm_SHA2_256, Digest: signed},
+			Signature:     l.signature}}})
 }

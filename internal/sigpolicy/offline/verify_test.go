@@ -107,9 +107,29 @@ func TestVerify(t *testing.T) {
 		{name: "cosign 2 sign-blob --bundle, key where identities are wanted", spec: byAlice,
 			bundles: [][]byte{key.SignLegacyBlob(t, module)},
 			err:     []string{"a cosign 2 sign-blob --bundle file signed with a key; the policy accepts only certificate identities"}},
+		// Keyless cosign 2 formats verify under the identity policy, offline,
+		// their Rekor entry's signed entry timestamp checked against the
+		// trusted root (as a v0.1 Sigstore bundle's inclusion promise is).
 		{name: "cosign 2 sign-blob --bundle, keyless", spec: byAlice,
-			bundles: [][]byte{[]byte(`{"base64Signature":"MEUCIQDx","cert":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==","rekorBundle":{"SignedEntryTimestamp":"MEQC","Payload":{"body":"e30=","integratedTime":1700000000,"logIndex":1,"logID":"c0d2"}}}`)},
-			err:     []string{"in a keyless cosign 2 sign-blob --bundle file, which is not verified", "re-sign it as a Sigstore bundle with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
+			bundles: [][]byte{sig.SignLegacyBlob(t, alice, issuer, module)}, signer: alice + " (issuer " + issuer + ")"},
+		{name: "cosign 2 sign-blob --bundle, keyless, another module", spec: byAlice,
+			bundles: [][]byte{sig.SignLegacyBlob(t, alice, issuer, []byte("another module"))},
+			err:     []string{"does not verify"}},
+		{name: "cosign 2 sign-blob --bundle, keyless, another signer", spec: byAlice,
+			bundles: [][]byte{sig.SignLegacyBlob(t, "mallory@evil.example", issuer, module)},
+			err:     []string{"signed by mallory@evil.example (issuer " + issuer + "), who is not a signer the policy accepts"}},
+		{name: "cosign 2 sign-blob --bundle, keyless, another Sigstore", spec: byAlice,
+			bundles: [][]byte{other.SignLegacyBlob(t, alice, issuer, module)},
+			err:     []string{"does not verify"}},
+		{name: "cosign 2 sign-blob --bundle, keyless, entry swapped", spec: byAlice,
+			bundles: [][]byte{swapRekor(t, sig.SignLegacyBlob(t, alice, issuer, module), sig.SignLegacyBlob(t, alice, issuer, []byte("other")))},
+			err:     []string{"does not verify"}},
+		{name: "cosign 2 sign-blob --bundle, keyless, no log entry", spec: byAlice,
+			bundles: [][]byte{dropKey(t, sig.SignLegacyBlob(t, alice, issuer, module), "rekorBundle")},
+			err:     []string{"has no transparency-log entry", "re-sign it as a Sigstore bundle with cosign sign-blob --new-bundle-format --bundle FILE.wasm.sigstore.json FILE.wasm"}},
+		{name: "cosign 2 sign-blob --bundle, keyless where keys are wanted", spec: byKey,
+			bundles: [][]byte{sig.SignLegacyBlob(t, alice, issuer, module)},
+			err:     []string{"with a certificate; the policy accepts only keys"}},
 		{name: "cosign 2 sign-blob --bundle, bad base64", spec: byKey,
 			bundles: [][]byte{[]byte(`{"base64Signature":"%%%"}`)},
 			err:     []string{"malformed cosign 2 sign-blob --bundle file"}},
@@ -125,8 +145,16 @@ func TestVerify(t *testing.T) {
 			bundles: [][]byte{swapPayload(sigDoc(t, sigtest.SimpleSigning("r/m", sigtest.Digest([]byte("other"))), key, ""), sigtest.SimpleSigning("r/m", d))},
 			err:     []string{"by none of the policy's keys, or not of this module"}},
 		{name: "cosign .sig tag, keyless", spec: byAlice,
+			bundles: [][]byte{sig.SignLegacySigTag(t, alice, issuer, sigtest.SimpleSigning("r/m", d))}, signer: alice},
+		{name: "cosign .sig tag, keyless, of another manifest", spec: byAlice,
+			bundles: [][]byte{sig.SignLegacySigTag(t, alice, issuer, sigtest.SimpleSigning("r/m", sigtest.Digest([]byte("other"))))},
+			err:     []string{"the cosign .sig tag signs \"sha256:"}},
+		{name: "cosign .sig tag, keyless, payload swapped", spec: byAlice,
+			bundles: [][]byte{swapPayload(sig.SignLegacySigTag(t, alice, issuer, sigtest.SimpleSigning("r/m", sigtest.Digest([]byte("other")))), sigtest.SimpleSigning("r/m", d))},
+			err:     []string{"does not verify"}},
+		{name: "cosign .sig tag, keyless, unreadable certificate", spec: byAlice,
 			bundles: [][]byte{sigDoc(t, sigtest.SimpleSigning("r/m", d), key, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")},
-			err:     []string{"keyless cosign .sig tag signature, which is not verified", "cosign sign --new-bundle-format REF@DIGEST"}},
+			err:     []string{"an unreadable certificate", "cosign sign --new-bundle-format REF@DIGEST"}},
 		{name: "unsigned", spec: byAlice, err: []string{"carries no Sigstore bundle", "wants a signature by " + alice}},
 		{name: "key sign-blob", spec: byKey, bundles: [][]byte{key.SignBlob(t, module)}, signer: "cosign.pub"},
 		{name: "key cosign sign", spec: byKey, bundles: [][]byte{key.SignDigest(t, d, sigpolicy.CosignSignPredicate)}, signer: "key sha256:"},
@@ -163,6 +191,27 @@ func sigDoc(t testing.TB, payload []byte, key *sigtest.Key, cert string) []byte 
 		"payload": payload, "signature": key.SignPayload(t, payload), "certificate": cert})
 	require.NoError(t, err)
 	return b
+}
+
+// swapRekor gives a cosign 2 sign-blob --bundle file the Rekor entry of another.
+func swapRekor(t testing.TB, doc, from []byte) []byte {
+	var a, b map[string]any
+	require.NoError(t, json.Unmarshal(doc, &a))
+	require.NoError(t, json.Unmarshal(from, &b))
+	a["rekorBundle"] = b["rekorBundle"]
+	out, err := json.Marshal(a)
+	require.NoError(t, err)
+	return out
+}
+
+// dropKey removes one member of a JSON object.
+func dropKey(t testing.TB, doc []byte, k string) []byte {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(doc, &m))
+	delete(m, k)
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return out
 }
 
 // swapPayload replaces a .sig document's payload, keeping its signature.

@@ -270,3 +270,67 @@ func Digest(b []byte) string {
 	s := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(s[:])
 }
+
+// legacyKeyless signs data keyless as cosign 2 did before the Sigstore
+// bundle: the signature, the leaf certificate as PEM, and the Rekor entry
+// as cosign's own "rekorBundle" JSON (a signed entry timestamp over the
+// body, integrated time, index and log ID; no inclusion proof).
+func (k *Keyless) legacyKeyless(t testing.TB, identity, issuer string, data []byte) (sig []byte, certPEM string, rekorBundle []byte) {
+	t.Helper()
+	e, err := k.vs.SignAtTime(identity, issuer, data, signedAt())
+	require.NoError(t, err)
+	sc, err := e.SignatureContent()
+	require.NoError(t, err)
+	vc, err := e.VerificationContent()
+	require.NoError(t, err)
+	entries, err := e.TlogEntries()
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	tle := k.logEntry(t, entries[0], false)
+	rb, err := json.Marshal(map[string]any{
+		"SignedEntryTimestamp": tle.InclusionPromise.SignedEntryTimestamp,
+		"Payload": map[string]any{
+			"body":           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
+			"integratedTime": tle.IntegratedTime,
+			"logIndex":       tle.LogIndex,
+			"logID":          hex.EncodeToString(tle.LogId.KeyId),
+		}})
+	require.NoError(t, err)
+	pemCert := "-----BEGIN CERTIFICATE-----\n" + base64.StdEncoding.EncodeToString(vc.Certificate().Raw) + "\n-----END CERTIFICATE-----\n"
+	return sc.(*bundle.MessageSignature).Signature(), pemCert, rb
+}
+
+// SignLegacyBlob returns what cosign 2's keyless sign-blob --bundle
+// writes: its own JSON (cosign's LocalSignedPayload) with the signature,
+// the certificate and the Rekor entry.
+func (k *Keyless) SignLegacyBlob(t testing.TB, identity, issuer string, data []byte) []byte {
+	t.Helper()
+	sig, cert, rb := k.legacyKeyless(t, identity, issuer, data)
+	b, err := json.Marshal(map[string]any{"base64Signature": base64.StdEncoding.EncodeToString(sig),
+		"cert": base64.StdEncoding.EncodeToString([]byte(cert)), "rekorBundle": json.RawMessage(rb)})
+	require.NoError(t, err)
+	return b
+}
+
+// SignLegacySigTag returns a keyless signature of payload (a simple-signing
+// payload) in cosign 2's .sig tag layout, as the puller gathers it into
+// one document (oci.CosignSig): the payload, and the layer's signature,
+// certificate and bundle annotations.
+func (k *Keyless) SignLegacySigTag(t testing.TB, identity, issuer string, payload []byte) []byte {
+	t.Helper()
+	sig, cert, rb := k.legacyKeyless(t, identity, issuer, payload)
+	b, err := json.Marshal(map[string]any{"mediaType": "application/vnd.dev.cosign.simplesigning.v1+json",
+		"payload": payload, "signature": base64.StdEncoding.EncodeToString(sig), "certificate": cert, "rekorBundle": string(rb)})
+	require.NoError(t, err)
+	return b
+}
+
+// SigTagAnnotations returns the annotations cosign 2 puts on a keyless
+// .sig layer signing payload: the signature, the certificate and the
+// Rekor bundle.
+func (k *Keyless) SigTagAnnotations(t testing.TB, identity, issuer string, payload []byte) map[string]string {
+	t.Helper()
+	sig, cert, rb := k.legacyKeyless(t, identity, issuer, payload)
+	return map[string]string{"dev.cosignproject.cosign/signature": base64.StdEncoding.EncodeToString(sig),
+		"dev.sigstore.cosign/certificate": cert, "dev.sigstore.cosign/bundle": string(rb)}
+}

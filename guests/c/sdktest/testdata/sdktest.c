@@ -1,5 +1,5 @@
 /* sdktest.c - a provider that exercises the C SDK's helpers for
- * guests/c/sdk_test.go. Not an example: every read runs one helper and
+ * guests/c/sdktest/sdk_test.go. Not an example: every read runs one helper and
  * reports what it returned.
  *
  *   sdk:///fetch   GET the URL in config "url" (header "x-probe: 1"), report

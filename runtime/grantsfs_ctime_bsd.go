@@ -1,7 +1,0 @@
-//go:build darwin || freebsd || netbsd || openbsd || dragonfly
-
-package runtime
-
-import "syscall"
-
-func statCtime(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

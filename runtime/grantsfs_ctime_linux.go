@@ -1,5 +1,0 @@
-package runtime
-
-import "syscall"
-
-func statCtime(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }

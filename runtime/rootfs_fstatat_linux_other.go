@@ -1,7 +1,0 @@
-//go:build linux && !amd64 && !arm64
-
-package runtime
-
-// sysFstatat (0): no fast path on this architecture (its fstatat may fill
-// another struct than syscall.Stat_t); os.Root stats the name.
-const sysFstatat = 0
