@@ -127,7 +127,9 @@ func cachedPage[R any](ctx context.Context, c *listCache, m *backend, op, cursor
 	if c == nil {
 		return call(ctx, cursor)
 	}
-	key := listKey{m: m, op: op, cursor: cursor}
+	// The key is the provider set's backend, never a view's copy: every
+	// client's view of the provider shares its pages (aclview.go).
+	key := listKey{m: m.shared(), op: op, cursor: cursor}
 	if res, ok := c.get(key, time.Now()); ok {
 		return res.(R), nil
 	}

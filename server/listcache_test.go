@@ -281,3 +281,60 @@ func TestListCache_activeWhileFetching(t *testing.T) {
 		require.Equal(t, tracked, s.lists.active(), "afterwards: only pages kept until a change need the feed")
 	}
 }
+
+// TestListCache_accessRules: the cache keeps the provider's pages, and
+// each principal's view is worked out from them on every request: alice,
+// whose rule includes the first ten resources, and bob, whose rule
+// excludes them, list through the same cached pages, the provider is
+// called once for both, and neither ever sees the other's part.
+func TestListCache_accessRules(t *testing.T) {
+	var calls atomic.Int64
+	rs, err := NewRules(
+		mustRule(t, "alice", []string{"token:alice"}, []string{"a"}, []string{"a:///r0000*"}, nil),
+		mustRule(t, "bob", []string{"token:bob"}, []string{"a"}, nil, []string{"a:///r0000*"}))
+	require.NoError(t, err)
+	s := newServer(t, NewConfig().WithProviders(countedProvider("a", 250, &hourPublic, &calls, nil)).WithRules(rs))
+	s.ChangesTracked("a", true)
+	url := serveHTTP(t, s, NewHTTPConfig().WithAuth(staticTeamAuth()).WithRateLimit(1e6, 1e6))
+	var want []string
+	for i := range 10 {
+		want = append(want, fmt.Sprintf("a:///r%05d", i))
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		alice := connectHTTP(t, url, version, bearerClient("alice-secret"), nil)
+		bob := connectHTTP(t, url, version, bearerClient("bob-secret"), nil)
+		for round := range 2 {
+			require.Equal(t, want, listURIs(t, alice), "%s round %d", version, round)
+			got := listURIs(t, bob)
+			require.Len(t, got, 240, "%s round %d", version, round)
+			require.NotContains(t, got, "a:///r00003")
+			require.Contains(t, got, "a:///r00010")
+		}
+	}
+	require.Equal(t, int64(3), calls.Load(), "the provider's three pages were fetched once, for both principals and both revisions")
+	_, err = connectHTTP(t, url, "2025-11-25", bearerClient("alice-secret"), nil).ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "a:///r00100"})
+	require.Error(t, err, "a resource alice's rule leaves out stays hidden from a cached listing's neighbour")
+}
+
+// TestListCache_busListChange: a list change announced on the fleet's bus
+// by another replica drops this replica's pages, so a client told of it
+// and listing here next is not served a page from before it.
+func TestListCache_busListChange(t *testing.T) {
+	var calls atomic.Int64
+	s := newServer(t, NewConfig().WithProviders(countedProvider("a", 50, &hourPublic, &calls, nil)))
+	s.ChangesTracked("a", true)
+	cs := connect(t, s, "2025-11-25")
+	listURIs(t, cs)
+	listURIs(t, cs)
+	require.Equal(t, int64(1), calls.Load())
+	s.onBusEvent(BusEvent{Kind: busList})
+	listURIs(t, cs)
+	require.Equal(t, int64(2), calls.Load(), "a list change from the bus drops the pages")
+	listURIs(t, cs)
+	s.onBusEvent(BusEvent{Kind: busUpdated, Keys: []string{listMarker + "b"}})
+	listURIs(t, cs)
+	require.Equal(t, int64(2), calls.Load(), "another provider's scoped list change leaves a's pages")
+	s.onBusEvent(BusEvent{Kind: busUpdated, Keys: []string{listMarker + "a"}})
+	listURIs(t, cs)
+	require.Equal(t, int64(3), calls.Load(), "a's scoped list change (access rules on another replica) drops a's pages")
+}
