@@ -74,6 +74,9 @@ type Server struct {
 	// ReadCache is the read cache's budget in bytes, 0 for off
 	// (runtime.Config.WithReadCache).
 	ReadCache *uint64
+	// ListCache is the list cache's budget in bytes, 0 for off
+	// (server.Config.WithListCache).
+	ListCache *uint64
 	// Bus is the URL of the fleet's Redis bus (serve --bus).
 	Bus *string
 }

@@ -52,6 +52,8 @@ type serverFile struct {
 	ResourceTools *bool `json:"resourceTools"`
 	// ReadCache is the read cache's budget (serve --read-cache); 0 is off.
 	ReadCache *byteSize `json:"readCache"`
+	// ListCache is the list cache's budget (serve --list-cache); 0 is off.
+	ListCache *byteSize `json:"listCache"`
 	// Bus is the fleet's bus (serve --bus): redis:// or rediss:// URL.
 	Bus *string `json:"bus"`
 }
@@ -257,6 +259,10 @@ func checkServer(src *source, dir string, s serverFile) (Server, error) {
 	if s.ReadCache != nil {
 		n := uint64(*s.ReadCache)
 		out.ReadCache = &n
+	}
+	if s.ListCache != nil {
+		n := uint64(*s.ListCache)
+		out.ListCache = &n
 	}
 	if s.CacheDir != nil {
 		d := *s.CacheDir

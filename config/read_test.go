@@ -285,3 +285,13 @@ func TestRead_readCache(t *testing.T) {
 	_, err := Read(testkit.WriteConfig(t, `{"server": {"readCache": "lots"}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
 	require.ErrorContains(t, err, "server.readCache")
 }
+
+func TestRead_listCache(t *testing.T) {
+	for text, want := range map[string]uint64{`"8MiB"`: 8 << 20, `0`: 0} {
+		cfg, err := Read(testkit.WriteConfig(t, `{"server": {"listCache": `+text+`}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+		require.NoError(t, err, text)
+		require.Equal(t, want, *cfg.Server.ListCache, text)
+	}
+	_, err := Read(testkit.WriteConfig(t, `{"server": {"listCache": "lots"}, "providers": [{"module": "minimal.wasm"}]}`), testkit.NoEnv)
+	require.ErrorContains(t, err, "server.listCache")
+}

@@ -39,6 +39,8 @@ type ChangeFeedConfig struct {
 	settle   time.Duration
 	active   func() bool
 	ready    func()
+	health   func(ok bool)
+	watched  func()
 	watch    bool
 	poll     bool
 }
@@ -73,6 +75,25 @@ func (c ChangeFeedConfig) WithActive(active func() bool) ChangeFeedConfig {
 // that waits for it before taking clients announces every change they
 // could have seen. Defaults to nil.
 func (c ChangeFeedConfig) WithReady(ready func()) ChangeFeedConfig { c.ready = ready; return c }
+
+// WithHealth sets a function the feed calls with true when its calls to
+// the provider succeed (the first time: the baseline is taken) and with
+// false when they start failing or the feed stops, each time the state
+// flips, on the feed's goroutine: while false, changes may go unreported
+// until a call succeeds. Defaults to nil.
+func (c ChangeFeedConfig) WithHealth(health func(ok bool)) ChangeFeedConfig {
+	c.health = health
+	return c
+}
+
+// WithWatched sets a function the feed calls, on its goroutine, when the
+// directory watch saw granted files change (or lost track of them), before
+// it asks the provider about them, and whether or not it then asks.
+// Defaults to nil.
+func (c ChangeFeedConfig) WithWatched(watched func()) ChangeFeedConfig {
+	c.watched = watched
+	return c
+}
 
 // WithDirWatch sets whether the host watches the provider's granted
 // directories and files and passes the guest paths that changed. Defaults
@@ -109,6 +130,7 @@ func (p *Provider) WatchChanges(ctx context.Context, cfg ChangeFeedConfig, repor
 		return err
 	}
 	f := &feed{p: p, cfg: cfg, report: report, mounts: p.mountedPaths()}
+	defer f.setHealth(false)
 	if cfg.watch && len(f.mounts) > 0 {
 		f.startWatch()
 		defer f.w.Close()
@@ -142,6 +164,7 @@ type feed struct {
 	baselined bool
 	rescan    bool // paths were lost: pass the mounts next time
 	failing   bool
+	healthy   bool // as last told to cfg.health
 }
 
 func (f *feed) startWatch() {
@@ -225,6 +248,7 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 	switch {
 	case err == nil:
 		f.failing = false
+		f.setHealth(true)
 		return res, false
 	case errors.Is(err, abi.ErrClosed), ctx.Err() != nil:
 		return nil, true
@@ -232,7 +256,15 @@ func (f *feed) call(ctx context.Context, req abi.ChangesRequest) (*abi.ChangesRe
 		f.failing = true
 		f.p.log.Warn("changes failed; the host keeps asking", "error", textsafe.FirstLine(err.Error(), 512))
 	}
+	f.setHealth(false)
 	return nil, false
+}
+
+func (f *feed) setHealth(ok bool) {
+	if f.cfg.health != nil && ok != f.healthy {
+		f.healthy = ok
+		f.cfg.health(ok)
+	}
 }
 
 // takePaths returns the guest paths that changed since the last call.
@@ -241,6 +273,9 @@ func (f *feed) takePaths() []string {
 		return nil
 	}
 	hosts, overflow := f.w.Take()
+	if f.cfg.watched != nil && (overflow || len(hosts) > 0) {
+		f.cfg.watched()
+	}
 	// Whoever listens or not, cached reads of what changed are dropped.
 	if overflow {
 		f.p.rt.reads.DropProvider(f.p)

@@ -236,3 +236,33 @@ func TestFeed_guestPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchChanges_healthAndWatched: the feed says when its calls succeed
+// (from the baseline) and when it stops, and when the directory watch saw
+// a granted file change, even while no one listens.
+func TestWatchChanges_healthAndWatched(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.txt"), "a")
+	p := load(t, cachedRuntime(t), filesWasm(t), testkit.Limits(NewProviderConfig()).WithGrants(Grants{Dirs: []DirGrant{{HostPath: dir}}}))
+	var mu sync.Mutex
+	var health []bool
+	var watched atomic.Int64
+	ready := make(chan struct{})
+	cfg := fastFeed().WithActive(func() bool { return false }).WithReady(func() { close(ready) }).
+		WithHealth(func(ok bool) { mu.Lock(); health = append(health, ok); mu.Unlock() }).
+		WithWatched(func() { watched.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.WatchChanges(ctx, cfg, func(*abi.ChangesResult) {}) }()
+	<-ready
+	mu.Lock()
+	require.Equal(t, []bool{true}, health, "healthy once the baseline is taken")
+	mu.Unlock()
+	require.Eventually(t, func() bool {
+		write(t, filepath.Join(dir, "a.txt"), "a "+time.Now().String())
+		return watched.Load() > 0
+	}, testkit.Wait, 200*time.Millisecond, "the watch's event is passed on while inactive")
+	cancel()
+	require.NoError(t, <-done)
+	require.Equal(t, []bool{true, false}, health, "not healthy once stopped")
+}

@@ -29,6 +29,18 @@ type ChangeSink interface {
 	ResourceListChanged()
 }
 
+// TrackingSink is a ChangeSink that also hears which providers' changes a
+// feed reports: on while the feed's calls to the provider succeed (from its
+// baseline), off when they fail or the feed stops; and when the host's
+// directory watch saw the provider's granted files change, whatever the
+// provider then says of them (*server.Server is one: its list cache keeps
+// tracked providers' pages until a change).
+type TrackingSink interface {
+	ChangeSink
+	ChangesTracked(provider string, on bool)
+	ProviderChanged(provider string)
+}
+
 // providerListSink is a ChangeSink that tells a list change only to the
 // clients that may see the provider's resources (*server.Server).
 type providerListSink interface {
@@ -122,9 +134,14 @@ func (f *feeds) start(p *Provider) chan struct{} {
 	ready := make(chan struct{})
 	var once sync.Once
 	markReady := func() { once.Do(func() { close(ready) }) }
+	cfg := f.cfg.WithReady(markReady)
+	if tracking, ok := f.sink.(TrackingSink); ok {
+		cfg = cfg.WithHealth(func(ok bool) { tracking.ChangesTracked(name, ok) }).
+			WithWatched(func() { tracking.ProviderChanged(name) })
+	}
 	f.wg.Go(func() {
 		defer markReady()
-		err := p.watchChanges(ctx, f.cfg.WithReady(markReady), func(res *abi.ChangesResult) {
+		err := p.watchChanges(ctx, cfg, func(res *abi.ChangesResult) {
 			if len(res.Updated) > 0 {
 				f.sink.ResourcesUpdated(name, res.Updated...)
 			}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,11 +19,38 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/runtime"
 )
 
-// recordingSink is a ChangeSink that keeps what it is told, by provider.
+// recordingSink is a TrackingSink that keeps what it is told, by provider.
 type recordingSink struct {
 	mu      sync.Mutex
 	updated map[string][]string
 	lists   int
+	tracked map[string]int // ons minus offs
+}
+
+func (r *recordingSink) ProviderChanged(string) {}
+
+func (r *recordingSink) ChangesTracked(provider string, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tracked == nil {
+		r.tracked = map[string]int{}
+	}
+	if on {
+		r.tracked[provider]++
+	} else {
+		r.tracked[provider]--
+	}
+}
+
+// trackedNow is how many feeds track each of names now.
+func (r *recordingSink) trackedNow(names ...string) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]int, len(names))
+	for i, n := range names {
+		out[i] = r.tracked[n]
+	}
+	return out
 }
 
 func (r *recordingSink) ResourcesUpdated(provider string, uris ...string) {
@@ -65,7 +93,9 @@ func catalogConfig(t *testing.T, dir string, names ...string) string {
 // TestFeeds_followTheSet: a feed runs for each served provider that
 // declares changes (the real C catalog), reports under the served name
 // with URIs under the scheme prefix; a reload stops the feeds of retired
-// providers and starts the new ones at once; Close stops them all.
+// providers and starts the new ones at once; Close stops them all. The
+// sink hears which providers are tracked: from each feed's baseline to its
+// end (the list cache relies on it).
 func TestFeeds_followTheSet(t *testing.T) {
 	dir := t.TempDir()
 	path := catalogConfig(t, dir, "alpha")
@@ -81,6 +111,7 @@ func TestFeeds_followTheSet(t *testing.T) {
 	sink := &recordingSink{}
 	set.StartFeeds(t.Context(), sink, runtime.NewChangeFeedConfig().WithInterval(10*time.Millisecond).WithSettle(0).WithDirWatch(false))
 	require.Equal(t, 1, set.feeds.count(), "one feed: good.wasm has no changes operation")
+	require.Equal(t, []int{1}, sink.trackedNow("alpha"), "tracked once the baseline is taken")
 	require.Eventually(t, func() bool { return sink.heard("alpha") >= 2 }, testkit.Wait, 10*time.Millisecond)
 	sink.mu.Lock()
 	require.True(t, strings.HasPrefix(sink.updated["alpha"][0], "alpha+catalog:"), "URIs come prefixed: %v", sink.updated["alpha"])
@@ -90,8 +121,11 @@ func TestFeeds_followTheSet(t *testing.T) {
 	require.NoError(t, set.Reload(t.Context(), "test"))
 	require.Equal(t, 2, set.feeds.count(), "the reload replaced alpha's feed by beta's and gamma's")
 	require.Eventually(t, func() bool { return sink.heard("beta") > 0 && sink.heard("gamma") > 0 }, testkit.Wait, 10*time.Millisecond)
+	testkit.Eventually(t, func() bool { return slices.Equal([]int{0, 1, 1}, sink.trackedNow("alpha", "beta", "gamma")) },
+		"alpha's feed stopped tracking, beta's and gamma's started")
 	set.Close(context.Background())
 	require.Zero(t, set.feeds.count())
+	require.Equal(t, []int{0, 0, 0}, sink.trackedNow("alpha", "beta", "gamma"), "Close ends every feed's tracking")
 	after := [2]int{sink.heard("beta"), sink.heard("gamma")}
 	time.Sleep(50 * time.Millisecond) // five feed intervals: nothing may arrive after Close
 	require.Equal(t, after, [2]int{sink.heard("beta"), sink.heard("gamma")}, "no feed runs after Close")

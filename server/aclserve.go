@@ -205,6 +205,7 @@ const listMarker = "\x00list\x00"
 // ResourceListChanged. A client no rule grants the provider hears nothing
 // about it. Coalesced with other changes like ResourcesUpdated.
 func (s *Server) ProviderListChanged(provider string) {
+	s.lists.changed(provider)
 	set := s.acquire()
 	on := set.rules.On()
 	set.release()

@@ -58,7 +58,7 @@ func (ps *providerSet) viewFor(w Who, key string) *providerSet {
 			continue
 		}
 		c := *m
-		c.grants, c.restricted = g, true
+		c.grants, c.restricted, c.origin = g, true, m.shared()
 		v.backends = append(v.backends, &c)
 	}
 	v.who = viewDigest(key, ps.rules, ps.rules.matching(w))

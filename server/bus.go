@@ -268,12 +268,19 @@ func (s *Server) onBusEvent(ev BusEvent) {
 	case busUpdated:
 		var keys []string
 		for _, k := range ev.Keys {
-			if strings.HasPrefix(k, listMarker) || s.subs.subscribed(k) { // a provider's list change under access rules (aclserve.go)
+			if p, ok := strings.CutPrefix(k, listMarker); ok { // a provider's list change under access rules (aclserve.go)
+				s.lists.changed(p)
+				keys = append(keys, k)
+			} else if s.subs.subscribed(k) {
 				keys = append(keys, k)
 			}
 		}
 		s.notify.add(keys, false)
 	case busList:
+		// A client told of a list change by any replica lists again, maybe
+		// here: this replica's pages go too, before its own feed notices
+		// (listcache.go).
+		s.lists.changedAll()
 		s.notify.add(nil, true)
 	case busSub, busUnsub:
 		ss, client := s.fleetSession(ev.Session)

@@ -62,6 +62,7 @@ type Config struct {
 	drainTimeout      time.Duration // stdio.go; 0: the request timeout
 	inputEnded        func()        // stdio.go
 	roots             RootsFunc     // roots.go
+	listCache         int64         // listcache.go
 	rules             Rules         // acl.go
 }
 
@@ -80,6 +81,7 @@ func NewConfig() Config {
 		stdioWriteTimeout: DefaultWriteTimeout,
 		notifyDelay:       DefaultNotifyDelay,
 		pageTime:          DefaultPageTime,
+		listCache:         DefaultListCache,
 		name:              "mcp-wasm",
 		version:           "dev",
 	}
@@ -203,6 +205,9 @@ func (c Config) Validate() error {
 	}
 	if c.pageTime <= 0 {
 		return fmt.Errorf("page time %s is not positive: use a duration such as 2s", c.pageTime)
+	}
+	if err := c.validateListCache(); err != nil {
+		return err
 	}
 	if c.drainTimeout < 0 {
 		return fmt.Errorf("drain timeout %s is negative: use a duration such as 8s", c.drainTimeout)

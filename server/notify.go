@@ -19,6 +19,7 @@ import (
 // URI as that session first sent it), and to no other. It never blocks on
 // clients and is safe for concurrent use.
 func (s *Server) ResourcesUpdated(provider string, uris ...string) {
+	s.lists.changed(provider) // a listed item may have changed (its size)
 	set := s.acquire()
 	m := set.named(provider)
 	set.release()
@@ -51,6 +52,7 @@ func (s *Server) ResourcesUpdated(provider string, uris ...string) {
 // and 2026-07-28 listens that asked for resourcesListChanged get it on their
 // stream. Coalesced with other changes like ResourcesUpdated.
 func (s *Server) ResourceListChanged() {
+	s.lists.changedAll()
 	if !s.publishChanges(nil, true) { // bus.go
 		s.notify.add(nil, true)
 	}
@@ -59,9 +61,10 @@ func (s *Server) ResourceListChanged() {
 // Interested reports whether a change would reach any client now: a
 // subscription, a listen for list changes, or an initialized session of a
 // handshake revision (which hears list changes without asking). Change
-// feeds may poll providers only while it is true.
+// feeds may poll providers only while it is true. The list cache counts
+// as a listener while it holds pages kept until a change (listcache.go).
 func (s *Server) Interested() bool {
-	if s.subs.active() || s.busy() { // with a bus, clients of other replicas may be
+	if s.subs.active() || s.lists.active() || s.busy() { // with a bus, clients of other replicas may be
 		return true
 	}
 	for ss := range s.mcp.Sessions() {

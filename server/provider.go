@@ -56,6 +56,19 @@ type backend struct {
 	// hides everything.
 	grants     []URIFilter
 	restricted bool
+	// origin is the provider set's own backend a view's copy was made
+	// from (nil outside a view): what is kept per provider, such as the
+	// list cache's pages, is kept under it, not under the per-request copy.
+	origin *backend
+}
+
+// shared is the backend that per-provider state is kept under: m itself,
+// or the backend a view's copy of m was made from.
+func (m *backend) shared() *backend {
+	if m.origin != nil {
+		return m.origin
+	}
+	return m
 }
 
 func newBackend(p Provider, d abi.Describe, log *slog.Logger) *backend {

@@ -97,7 +97,7 @@ func (s *Server) nextCursor(pos *position) string {
 // the resources inside its uri space.
 func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) (fetched[abi.Resource], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpList, func(ctx context.Context) (*abi.ListResult, error) {
-		return m.p.List(ctx, cursor)
+		return cachedPage(ctx, s.lists, m, abi.OpList, cursor, m.p.List, listHint, listSize(m, cursor))
 	})
 	if err != nil {
 		return fetched[abi.Resource]{}, err
@@ -125,7 +125,7 @@ func (s *Server) fetchResources(ctx context.Context, m *backend, cursor string) 
 // keeps the templates that parse and stay inside its uri space.
 func (s *Server) fetchTemplates(ctx context.Context, m *backend, cursor string) (fetched[abi.ResourceTemplate], error) {
 	res, err := callProvider(ctx, s.cfg.callTimeout, m, abi.OpTemplates, func(ctx context.Context) (*abi.TemplatesResult, error) {
-		return m.p.Templates(ctx, cursor)
+		return cachedPage(ctx, s.lists, m, abi.OpTemplates, cursor, m.p.Templates, templatesHint, templatesSize(m, cursor))
 	})
 	if err != nil {
 		return fetched[abi.ResourceTemplate]{}, err

@@ -29,6 +29,7 @@ type Server struct {
 	notify     *notifier      // coalesced change notifications, notify.go
 	out        *outboxes      // per-session queues of change notifications, outbox.go
 	rootsWatch *rootsWatch    // asks for the client's roots, roots.go
+	lists      *listCache     // provider pages kept while unchanged, listcache.go
 	hearers    hearers        // who each subscribed session is, aclserve.go
 	fleet      *fleet         // sealed sessions and the bus, nil outside a fleet (bus.go)
 
@@ -63,6 +64,7 @@ func New(cfg Config) (*Server, error) {
 	s.subs, s.notify = newSubscriptions(cfg.liveLimits()), newNotifier(cfg.notifyDelay, s.deliver)
 	s.out = newOutboxes(3*cfg.maxSubs+1, sendOne, log, s.laggard)
 	s.rootsWatch = newRootsWatch()
+	s.lists = newListCache(cfg.listCache)
 	if s.fleet, err = cfg.newFleet(); err != nil {
 		return nil, err
 	}

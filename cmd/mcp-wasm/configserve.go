@@ -132,6 +132,10 @@ func applyServerSettings(c *cli.Context, cfg *config.Config) error {
 		n := strconv.FormatUint(*s.ReadCache, 10)
 		settings["read-cache"] = &n
 	}
+	if s.ListCache != nil {
+		n := strconv.FormatUint(*s.ListCache, 10)
+		settings["list-cache"] = &n
+	}
 	for flag, v := range settings {
 		if v == nil || c.IsSet(flag) || !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == flag }) {
 			continue

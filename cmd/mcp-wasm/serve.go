@@ -78,6 +78,7 @@ func serveCommand() *cli.Command {
 			&cli.DurationFlag{Name: "page-time", Value: server.DefaultPageTime,
 				Usage: "time one list page may spend calling providers before it returns what it has, with a cursor to the rest"},
 			&cli.StringFlag{Name: "read-cache", Value: "64MiB", Usage: "`SIZE` of the host's read cache, shared by all providers (0: off): a read is kept only when its cache hint allows, for at most its ttl, and served only while every file it looked up is unchanged"},
+			&cli.StringFlag{Name: "list-cache", Value: "32MiB", Usage: "`SIZE` of the host's list cache, shared by all providers (0: off): a list page is kept only when its cache hint allows (public, ttl above 0), until the provider's change feed reports a change, or for at most its ttl when no feed tracks the provider (docs/lists.md)"},
 			configFlag(), grantRootsFlag(), allowFlag(), skillsDirFlag(),
 		), httpFlags()...),
 		Action: serveAction,
@@ -144,6 +145,11 @@ func serveAction(c *cli.Context) error {
 	if c.IsSet("request-timeout") {
 		scfg = scfg.WithRequestTimeout(c.Duration("request-timeout"))
 	}
+	listCache, err := config.ParseSize(c.String("list-cache"))
+	if err != nil {
+		return usageError("--list-cache: %v", err)
+	}
+	scfg = scfg.WithListCache(int64(min(listCache, server.MaxListCache+1))) // past the bound: Validate says so
 	scfg = scfg.WithLogger(log).
 		WithPageSize(c.Int("page-size")).WithMaxSubscriptions(c.Int("max-subscriptions")).
 		WithSubscriptionShares(c.Int("max-subscriptions-per-client"), c.Int("max-subscriptions-total")).
@@ -206,6 +212,7 @@ func serveAction(c *cli.Context) error {
 	defer stopWatch() // before set.Close and the wait
 	tr.instrument(m, set)
 	m.WatchReadCache(rt.ReadCacheBytes)
+	m.WatchListCache(srv.ListCacheBytes)
 	set.StartFeeds(watchCtx, srv, runtime.NewChangeFeedConfig().WithActive(srv.Interested)) // live resources
 	if cfg.File != "" {
 		watching.Go(func() { watch(watchCtx, set, cfg.Server.Watching()) })

@@ -108,6 +108,14 @@ func (s *Set) WatchReadCache(bytes func() int64) {
 	})
 }
 
+// WatchListCache makes the metric set read the list cache's size at every
+// scrape.
+func (s *Set) WatchListCache(bytes func() int64) {
+	s.reg.GaugeFunc("mcpwasm_list_cache_bytes", "What the host's list cache holds, in bytes.", func(emit func(float64, ...string)) {
+		emit(float64(bytes()))
+	})
+}
+
 func b2f(b bool) float64 {
 	if b {
 		return 1
