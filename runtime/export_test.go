@@ -1,6 +1,10 @@
 package runtime
 
-import "context"
+import (
+	"context"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
+)
 
 // Precompile compiles wasm as Load would, the compile worker included, and
 // stops there: for tests whose clock is about what comes after.
@@ -31,4 +35,4 @@ func (r *Runtime) slotWaiters() int {
 }
 
 // WorkersStarted is the number of compile workers this process started.
-func WorkersStarted() int64 { return workersStarted.Load() }
+func WorkersStarted() int64 { return compile.WorkersStarted() }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"os"
@@ -229,7 +230,7 @@ func runHostCall(t *testing.T, prog []byte) (time.Duration, error) {
 	require.NoError(t, instantiateHostModules(ctx, r, nil))
 	def := hostCallDef(t, r, fn)
 	wasm := hostCallGuest(fn, def.ParamTypes(), def.ResultTypes(), pages, prog[min(2, len(prog)):])
-	prep, err := prepare(wasm, testkit.Limits(NewProviderConfig()).WithMemoryLimit(hostCallMemory), rewriteCache{})
+	prep, err := prepare(wasm, testkit.Limits(NewProviderConfig()).WithMemoryLimit(hostCallMemory), compile.RewriteCache{})
 	require.NoError(t, err)
 	mountFS := hostCallMount(t, os.Getenv(hostCallDirEnv))
 	cfg := wazero.NewModuleConfig().WithName("").
