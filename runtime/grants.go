@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
 )
 
 // Defaults and bounds of an HTTP grant.
@@ -198,7 +199,7 @@ func (g Grants) String() string {
 func (g Grants) LogValue() slog.Value { return slog.StringValue(g.String()) }
 
 // masked stands for a secret value wherever grants are shown.
-const masked = "********"
+const masked = grants.Masked
 
 func orDefault(s, def string) string {
 	if s == "" {

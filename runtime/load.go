@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
@@ -256,22 +257,22 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 }
 
 // mounts opens each granted directory (or the directory of granted single
-// files, see planMounts and rootfs.Open) as a read-only rootfs.FS on an os.Root,
+// files, see grants.Plan and rootfs.Open) as a read-only rootfs.FS on an os.Root,
 // which refuses paths and symlinks that leave it, mounted at its real path
 // or at the operator's guest path. Each instance mounts copies of them
 // (instanceConfig).
 func (p *Provider) mounts() error {
-	plans, err := planMounts(p.cfg.grants)
+	plans, err := grants.Plan(p.cfg.grants.set().Dirs)
 	if err != nil {
 		return err
 	}
 	for _, m := range plans {
-		fsys, closer, err := rootfs.Open(m.host, m.only, m.granted[0])
+		fsys, closer, err := rootfs.Open(m.Host, m.Only, m.Granted[0])
 		if err != nil {
 			return err
 		}
 		p.roots = append(p.roots, closer)
-		p.mountFS = append(p.mountFS, guestMountFS{guest: m.guest, fs: fsys})
+		p.mountFS = append(p.mountFS, guestMountFS{guest: m.Guest, fs: fsys})
 	}
 	return nil
 }
