@@ -75,7 +75,7 @@ func (c Config) WithTrustedModule(wasm []byte) Config {
 // all providers. Deep guest recursion allocates host stack outside the memory
 // cap (up to ~400 MB per call), so this bound is what limits it. The slots
 // are shared fairly: one always stays free for a provider that holds none
-// (see slots.go), so one busy provider cannot starve the others.
+// (see runtime/internal/slots), so one busy provider cannot starve the others.
 // Defaults to 2×GOMAXPROCS, at least 4.
 func (c Config) WithMaxConcurrency(n int) Config { c.maxConcurrency = n; return c }
 

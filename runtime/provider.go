@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -15,6 +13,9 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/slots"
 )
 
 // Provider is one loaded provider module: its compiled code, its validated
@@ -38,7 +39,7 @@ type Provider struct {
 	roots    []io.Closer // the mounts' roots and directories (grantsfs.go)
 	closed   atomic.Bool
 	calls    gate
-	share    share // this provider's account with the global slots
+	share    slots.Share // this provider's account with the global slots
 	stats    counters
 	reaper   *reaper // poolidle.go: closes idle instances
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/slots"
 )
 
 // Runtime is the host-wide sandbox state shared by all providers: the
@@ -53,7 +54,7 @@ type Runtime struct {
 	marks    compile.Marks        // modules that compiled within the limits
 	rewrites compile.RewriteCache // rewritten modules, beside the compiled code
 	inProc   sync.Once            // the warning that modules compile in-process
-	slots    *slots
+	slots    *slots.Slots
 	reads    *readcache.Cache // the read cache; nil when off
 	log      *slog.Logger
 }
@@ -63,7 +64,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), reads: readcache.New(cfg.readCache), log: cfg.logger}
+	r := &Runtime{cfg: cfg, slots: slots.New(cfg.maxConcurrency), reads: readcache.New(cfg.readCache), log: cfg.logger}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -151,9 +152,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 }
 
 // enter takes a global concurrency slot for sh (a provider's share, see
-// slots.go), waiting until ctx is done.
-func (r *Runtime) enter(ctx context.Context, sh *share) error {
-	return r.slots.acquire(ctx, sh)
+// runtime/internal/slots), waiting until ctx is done.
+func (r *Runtime) enter(ctx context.Context, sh *slots.Share) error {
+	return r.slots.Acquire(ctx, sh)
 }
 
-func (r *Runtime) leave(sh *share) { r.slots.release(sh) }
+func (r *Runtime) leave(sh *slots.Share) { r.slots.Release(sh) }
