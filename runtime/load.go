@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/quarantine"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
@@ -89,7 +90,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 	if r.baked != "" && !prep.cached { // every module mcp-wasm compile loaded left a rewrite
 		p.log.Warn("module not in the read-only cache dir: it compiles at every start, into a temporary directory; bake it into the image with mcp-wasm compile", "cache_dir", r.baked)
 	}
-	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
+	p.brk = quarantine.New(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
 	if err := r.precompile(ctx, wasm, prep.wasm, cfg); err != nil {
 		return nil, err
 	}
