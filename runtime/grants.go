@@ -208,9 +208,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// sortedMethods returns a rule's methods, defaulted and sorted.
-func (r HTTPRule) sortedMethods() []string { return egress.Rule(r).SortedMethods() }
-
 // egressGrant is g as the egress package takes it.
 func (g HTTPGrant) egressGrant() egress.Grant {
 	out := egress.Grant{AllowPrivateNetwork: g.AllowPrivateNetwork, MaxResponseBytes: g.MaxResponseBytes,
