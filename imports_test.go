@@ -32,8 +32,9 @@ var (
 	// it may import; a package not listed may import none.
 	mayImport = map[string][]string{
 		"runtime/...": {"abi", "internal/dirwatch", "internal/hostfile", "runtime/..."},
-		// The runtime's capability packages (file grants, read cache,
-		// egress, WASI guard, ...) sit under its root and never import it.
+		// The runtime's capability packages (compile, file grants, read
+		// cache, egress, slots, WASI guard, ...) sit under its root and
+		// never import it.
 		"runtime/internal/...": {"abi", "internal/hostfile", "runtime/internal/..."},
 		"server":               {"abi", "server/auth"},
 		"server/auth":          {},

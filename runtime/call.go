@@ -52,7 +52,7 @@ func (p *Provider) admit() error {
 	if !p.calls.enter() {
 		return fmt.Errorf("%w: provider %q", abi.ErrClosed, p.name)
 	}
-	if ok, until := p.brk.allow(time.Now()); !ok {
+	if ok, until := p.brk.Allow(time.Now()); !ok {
 		p.calls.leave()
 		return fmt.Errorf("%w: provider %q after repeated faults, until %s", abi.ErrQuarantined, p.name, until.Format(time.RFC3339))
 	}
@@ -78,7 +78,7 @@ func (p *Provider) acquireInstance(ctx, cctx context.Context, op string) (in *in
 		if admitted && isFault(err) && ctx.Err() == nil {
 			p.settle(ctx, op, err, true)
 		} else {
-			p.brk.abandon()
+			p.brk.Abandon()
 		}
 		return nil, admitted, err
 	}
@@ -114,10 +114,10 @@ func (p *Provider) conclude(ctx context.Context, in *instance, op string, err er
 func (p *Provider) settle(ctx context.Context, op string, err error, fault bool) {
 	if !fault {
 		if ctx.Err() != nil {
-			p.brk.abandon()
+			p.brk.Abandon()
 			return
 		}
-		p.brk.record(false, time.Now())
+		p.brk.Record(false, time.Now())
 		if err != nil {
 			p.stats.domainErrors.Add(1)
 		}
@@ -125,8 +125,8 @@ func (p *Provider) settle(ctx context.Context, op string, err error, fault bool)
 	}
 	p.stats.faults.Add(1)
 	p.log.Warn("provider fault; instance discarded", "op", op, "err", err)
-	if p.brk.record(true, time.Now()) {
-		_, until, _ := p.brk.state(time.Now())
+	if p.brk.Record(true, time.Now()) {
+		_, until, _ := p.brk.State(time.Now())
 		p.log.Error("provider quarantined after repeated faults", "until", until)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
 )
 
 // Config configures a Runtime, the host-wide part of the sandbox. It is an
@@ -74,7 +75,7 @@ func (c Config) WithTrustedModule(wasm []byte) Config {
 // all providers. Deep guest recursion allocates host stack outside the memory
 // cap (up to ~400 MB per call), so this bound is what limits it. The slots
 // are shared fairly: one always stays free for a provider that holds none
-// (see slots.go), so one busy provider cannot starve the others.
+// (see runtime/internal/slots), so one busy provider cannot starve the others.
 // Defaults to 2×GOMAXPROCS, at least 4.
 func (c Config) WithMaxConcurrency(n int) Config { c.maxConcurrency = n; return c }
 
@@ -317,13 +318,13 @@ func (g Grants) validate() error {
 		}
 		gp := d.GuestPath
 		if gp == "" {
-			continue // mounted at its real path (checked at load, see planMounts)
+			continue // mounted at its real path (checked at load, see grants.Plan)
 		}
 		if !strings.HasPrefix(gp, "/") || path.Clean(gp) != gp || gp == "/" {
 			return fmt.Errorf("%w: guest mount path %q must be absolute, clean and not \"/\"", ErrConfig, gp)
 		}
 		for _, o := range guests {
-			if pathNests(gp, o, "/") {
+			if grants.PathNests(gp, o, "/") {
 				return fmt.Errorf("%w: guest mount paths %q and %q overlap (granted twice, or one inside the other): give each grant a guest path of its own, side by side", ErrConfig, o, gp)
 			}
 		}

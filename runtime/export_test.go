@@ -1,6 +1,10 @@
 package runtime
 
-import "context"
+import (
+	"context"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
+)
 
 // Precompile compiles wasm as Load would, the compile worker included, and
 // stops there: for tests whose clock is about what comes after.
@@ -17,18 +21,14 @@ func (r *Runtime) Precompile(ctx context.Context, wasm []byte, cfg ProviderConfi
 func (c ProviderConfig) withPreempt(m preemptMode) ProviderConfig { c.preempt = m; return c }
 
 // slotsInUse is the number of global slots held now.
-func (r *Runtime) slotsInUse() int { return r.slots.inUse(r.cfg.maxConcurrency) }
+func (r *Runtime) slotsInUse() int { return r.slots.InUse(r.cfg.maxConcurrency) }
 
 // SlotsInUse is slotsInUse, for the package's external tests: a call
 // holds a slot while it runs in its guest.
 func (r *Runtime) SlotsInUse() int { return r.slotsInUse() }
 
 // slotWaiters is the number of calls waiting for a global slot.
-func (r *Runtime) slotWaiters() int {
-	r.slots.mu.Lock()
-	defer r.slots.mu.Unlock()
-	return len(r.slots.waiters)
-}
+func (r *Runtime) slotWaiters() int { return r.slots.Waiters() }
 
 // WorkersStarted is the number of compile workers this process started.
-func WorkersStarted() int64 { return workersStarted.Load() }
+func WorkersStarted() int64 { return compile.WorkersStarted() }

@@ -15,7 +15,7 @@ import (
 )
 
 // TestFairness: one provider saturated with calls that run to their deadline
-// cannot take the global slots another provider needs. Before slots.go, the
+// cannot take the global slots another provider needs. Before the fair slots (runtime/internal/slots), the
 // four spinning calls held all four slots and every read of the other
 // provider failed waiting for one.
 func TestFairness(t *testing.T) {

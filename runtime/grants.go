@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
 )
 
 // Defaults and bounds of an HTTP grant.
@@ -198,7 +199,7 @@ func (g Grants) String() string {
 func (g Grants) LogValue() slog.Value { return slog.StringValue(g.String()) }
 
 // masked stands for a secret value wherever grants are shown.
-const masked = "********"
+const masked = grants.Masked
 
 func orDefault(s, def string) string {
 	if s == "" {
@@ -206,9 +207,6 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
-
-// sortedMethods returns a rule's methods, defaulted and sorted.
-func (r HTTPRule) sortedMethods() []string { return egress.Rule(r).SortedMethods() }
 
 // egressGrant is g as the egress package takes it.
 func (g HTTPGrant) egressGrant() egress.Grant {

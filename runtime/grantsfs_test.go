@@ -152,7 +152,7 @@ func TestFileGrant(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.txt"), []byte("OTHER"), 0o644))
 	require.NoError(t, os.Symlink(conf, filepath.Join(t.TempDir(), "x"))) // noise
 	// A second file, granted through a symlink at a guest path (granting
-	// conf twice is refused: see TestPlanMounts).
+	// conf twice is refused: see runtime/internal/grants TestPlanMounts).
 	other := filepath.Join(t.TempDir(), "b.json")
 	require.NoError(t, os.WriteFile(other, []byte("b=1"), 0o644))
 	alias := filepath.Join(t.TempDir(), "alias.json")

@@ -6,10 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -21,6 +17,13 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/egress"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/quarantine"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 )
 
 var (
@@ -84,8 +87,10 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 		return nil, err
 	}
 	p := &Provider{rt: r, cfg: cfg, name: hint, log: r.log.With("provider", hint)}
-	r.warnUnbaked(p.log, prep.cached)
-	p.brk = newBreaker(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
+	if r.baked != "" && !prep.cached { // every module mcp-wasm compile loaded left a rewrite
+		p.log.Warn("module not in the read-only cache dir: it compiles at every start, into a temporary directory; bake it into the image with mcp-wasm compile", "cache_dir", r.baked)
+	}
+	p.brk = quarantine.New(cfg.faultThreshold, cfg.quarantineBase, cfg.quarantineMax)
 	if err := r.precompile(ctx, wasm, prep.wasm, cfg); err != nil {
 		return nil, err
 	}
@@ -115,7 +120,7 @@ func (r *Runtime) Load(ctx context.Context, hint string, wasm []byte, cfg Provid
 // tens of nanoseconds per iteration. The feature set is pinned to the one
 // the structural pass decodes.
 func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazero.Runtime {
-	return wazero.NewRuntimeWithConfig(ctx, runtimeConfig(r.cache, uint32(cfg.memoryLimit/pageSize), cfg.preempt == preemptWazero))
+	return wazero.NewRuntimeWithConfig(ctx, compile.RuntimeConfig(r.cache, uint32(cfg.memoryLimit/pageSize), cfg.preempt == preemptWazero))
 }
 
 // precompile has a compile worker compile wasm (the module as rewritten;
@@ -124,11 +129,12 @@ func newWazeroRuntime(ctx context.Context, r *Runtime, cfg ProviderConfig) wazer
 // module (Config.WithTrustedModule), or one that compiled in a worker
 // within the same limits before (the marks), skips the worker.
 func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg ProviderConfig) error {
-	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.has(wasm, cfg) {
+	lim := cfg.compileLimits()
+	if r.cfg.trusted[sha256.Sum256(original)] || r.marks.Has(wasm, lim) {
 		return nil
 	}
-	err := runWorker(ctx, wasm, r.cacheDir, cfg)
-	if errors.Is(err, errNoWorker) {
+	err := compile.RunWorker(ctx, wasm, r.cacheDir, lim)
+	if errors.Is(err, compile.ErrNoWorker) {
 		r.inProc.Do(func() {
 			r.log.Warn("modules compile in the host's process, without the compile worker's limits: call runtime.CompileWorkerMain first in main")
 		})
@@ -137,10 +143,16 @@ func (r *Runtime) precompile(ctx context.Context, original, wasm []byte, cfg Pro
 	if err != nil {
 		return err
 	}
-	if err := r.marks.mark(wasm, cfg); err != nil {
+	if err := r.marks.Mark(wasm, lim); err != nil {
 		r.log.Warn("compiled-module mark: not stored", "err", err)
 	}
 	return nil
+}
+
+// compileLimits is what the compile worker and its marks get of cfg.
+func (cfg ProviderConfig) compileLimits() compile.Limits {
+	return compile.Limits{Pages: uint32(cfg.memoryLimit / pageSize), CloseOnDone: cfg.preempt == preemptWazero,
+		Memory: cfg.compileMemory, Timeout: cfg.compileTimeout}
 }
 
 func (p *Provider) compile(ctx context.Context, wasm []byte) error {
@@ -246,22 +258,22 @@ func (p *Provider) describe(ctx context.Context, in *instance) error {
 }
 
 // mounts opens each granted directory (or the directory of granted single
-// files, see planMounts and rootfs.Open) as a read-only rootfs.FS on an os.Root,
+// files, see grants.Plan and rootfs.Open) as a read-only rootfs.FS on an os.Root,
 // which refuses paths and symlinks that leave it, mounted at its real path
 // or at the operator's guest path. Each instance mounts copies of them
 // (instanceConfig).
 func (p *Provider) mounts() error {
-	plans, err := planMounts(p.cfg.grants)
+	plans, err := grants.Plan(p.cfg.grants.set().Dirs)
 	if err != nil {
 		return err
 	}
 	for _, m := range plans {
-		fsys, closer, err := rootfs.Open(m.host, m.only, m.granted[0])
+		fsys, closer, err := rootfs.Open(m.Host, m.Only, m.Granted[0])
 		if err != nil {
 			return err
 		}
 		p.roots = append(p.roots, closer)
-		p.mountFS = append(p.mountFS, guestMountFS{guest: m.guest, fs: fsys})
+		p.mountFS = append(p.mountFS, guestMountFS{guest: m.Guest, fs: fsys})
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
 	"github.com/mcp-wasm/mcp-wasm/internal/testguest"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 )
 
 // BenchmarkPreempt measures a guest export (benchRaw: the wazero call and
@@ -73,7 +74,7 @@ func BenchmarkInstrument(b *testing.B) {
 		b.Run(g.name, func(b *testing.B) {
 			b.SetBytes(int64(len(wasm)))
 			for b.Loop() {
-				if _, err := prepare(wasm, NewProviderConfig(), rewriteCache{}); err != nil {
+				if _, err := prepare(wasm, NewProviderConfig(), compile.RewriteCache{}); err != nil {
 					b.Fatal(err)
 				}
 			}

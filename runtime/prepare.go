@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
@@ -23,7 +24,7 @@ type prepared struct {
 
 // prepare checks and rewrites a module before wazero sees any of it; the
 // rewrite comes from rc when it has it (and goes there when not).
-func prepare(b []byte, cfg ProviderConfig, rc rewriteCache) (*prepared, error) {
+func prepare(b []byte, cfg ProviderConfig, rc compile.RewriteCache) (*prepared, error) {
 	if len(b) > cfg.moduleSizeLimit {
 		return nil, tooLarge(int64(len(b)), cfg.moduleSizeLimit)
 	}
@@ -41,9 +42,9 @@ func prepare(b []byte, cfg ProviderConfig, rc rewriteCache) (*prepared, error) {
 		return &prepared{mod: mod, wasm: b}, nil
 	}
 	var key string
-	if rc.dir != "" { // without a cache, no digest to take
-		key = rc.key(b)
-		if out, ok := rc.get(key); ok {
+	if rc.On() { // without a cache, no digest to take
+		key = rc.Key(b)
+		if out, ok := rc.Get(key); ok {
 			return &prepared{mod: mod, wasm: out, cached: true}, nil
 		}
 	}
@@ -53,7 +54,7 @@ func prepare(b []byte, cfg ProviderConfig, rc rewriteCache) (*prepared, error) {
 	}
 	p := &prepared{mod: mod, wasm: out}
 	if key != "" {
-		p.store = func() error { return rc.put(key, out) }
+		p.store = func() error { return rc.Put(key, out) }
 	}
 	return p, nil
 }

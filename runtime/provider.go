@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -15,6 +13,10 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/quarantine"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/slots"
 )
 
 // Provider is one loaded provider module: its compiled code, its validated
@@ -34,11 +36,11 @@ type Provider struct {
 	space    abi.URISpace
 	ops      map[string]bool
 	pool     *pool
-	brk      *breaker
+	brk      *quarantine.Breaker
 	roots    []io.Closer // the mounts' roots and directories (grantsfs.go)
 	closed   atomic.Bool
 	calls    gate
-	share    share // this provider's account with the global slots
+	share    slots.Share // this provider's account with the global slots
 	stats    counters
 	reaper   *reaper // poolidle.go: closes idle instances
 }
@@ -77,7 +79,7 @@ func (p *Provider) Config() ProviderConfig { return p.cfg }
 
 // Stats returns a snapshot of the provider's counters.
 func (p *Provider) Stats() Stats {
-	q, until, n := p.brk.state(time.Now())
+	q, until, n := p.brk.State(time.Now())
 	return Stats{
 		Calls: p.stats.calls.Load(), Faults: p.stats.faults.Load(), DomainErrors: p.stats.domainErrors.Load(),
 		Instantiated: p.stats.instantiated.Load(), Live: p.pool.liveCount(), MemoryHigh: p.stats.memHighWater.Load(),

@@ -30,16 +30,17 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcp-wasm/mcp-wasm/internal/hostfile"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/readcache"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/slots"
 )
 
 // Runtime is the host-wide sandbox state shared by all providers: the
@@ -47,13 +48,13 @@ import (
 type Runtime struct {
 	cfg      Config
 	cache    wazero.CompilationCache
-	cacheDir string        // wazero's cache directory: the configured one, or tempDir
-	tempDir  string        // a private cache directory for the worker's code, removed on Close; "" with a writable cache dir
-	baked    string        // the read-only cache directory under tempDir's links; "" if none
-	marks    compiledMarks // modules that compiled within the limits
-	rewrites rewriteCache  // rewritten modules, beside the compiled code
-	inProc   sync.Once     // the warning that modules compile in-process
-	slots    *slots
+	cacheDir string               // wazero's cache directory: the configured one, or tempDir
+	tempDir  string               // a private cache directory for the worker's code, removed on Close; "" with a writable cache dir
+	baked    string               // the read-only cache directory under tempDir's links; "" if none
+	marks    compile.Marks        // modules that compiled within the limits
+	rewrites compile.RewriteCache // rewritten modules, beside the compiled code
+	inProc   sync.Once            // the warning that modules compile in-process
+	slots    *slots.Slots
 	reads    *readcache.Cache // the read cache; nil when off
 	log      *slog.Logger
 }
@@ -63,7 +64,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, slots: newSlots(cfg.maxConcurrency), reads: readcache.New(cfg.readCache), log: cfg.logger}
+	r := &Runtime{cfg: cfg, slots: slots.New(cfg.maxConcurrency), reads: readcache.New(cfg.readCache), log: cfg.logger}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -79,12 +80,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir, r.rewrites = abs, newRewriteCache(abs)
-		if cfg.cacheReadOnly || !writable(abs) { // bakedcache.go
-			if dir, err = r.overlayBaked(abs); err != nil {
+		dir, r.rewrites = abs, compile.NewRewriteCache(abs)
+		if cfg.cacheReadOnly || !compile.Writable(abs) { // a baked cache
+			if dir, err = compile.Overlay(abs, r.log); err != nil {
 				return nil, err
 			}
-			r.rewrites = newRewriteCache(dir)
+			r.tempDir, r.baked, r.rewrites = dir, abs, compile.NewRewriteCache(dir)
 		}
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(dir)
@@ -92,9 +93,35 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		r.removeTemp()
 		return nil, fmt.Errorf("%w: open compilation cache %s: %w", ErrConfig, dir, err)
 	}
-	r.cache, r.cacheDir, r.marks = cache, dir, compiledMarks{dir: filepath.Join(dir, "mcp-wasm-compiled-v1")}
+	r.cache, r.cacheDir, r.marks = cache, dir, compile.NewMarks(dir)
 	return r, nil
 }
+
+// Seal writes the cache directory's manifest, so that a runtime can use
+// the directory read-only (WithCacheReadOnly). Call it once every provider
+// the image serves has loaded. It fails without a cache directory, or on
+// one that is itself read-only.
+func (r *Runtime) Seal() error {
+	if r.tempDir != "" {
+		return fmt.Errorf("%w: seal: no writable cache dir: give a cache dir that is not read-only", ErrConfig)
+	}
+	return compile.Seal(r.cacheDir)
+}
+
+// CompileWorkerMain makes this process a compile worker when it was started
+// as one, and then exits; otherwise it returns at once. Call it first in
+// main, and in TestMain of tests that load modules, before anything else
+// reads stdin:
+//
+//	func main() {
+//		runtime.CompileWorkerMain()
+//		...
+//	}
+//
+// Without it, the runtime cannot start a worker and compiles modules in its
+// own process (logging a warning once), with no limit on what the compiler
+// takes.
+func CompileWorkerMain() { compile.WorkerMain() }
 
 func (r *Runtime) removeTemp() {
 	if r.tempDir != "" {
@@ -125,9 +152,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 }
 
 // enter takes a global concurrency slot for sh (a provider's share, see
-// slots.go), waiting until ctx is done.
-func (r *Runtime) enter(ctx context.Context, sh *share) error {
-	return r.slots.acquire(ctx, sh)
+// runtime/internal/slots), waiting until ctx is done.
+func (r *Runtime) enter(ctx context.Context, sh *slots.Share) error {
+	return r.slots.Acquire(ctx, sh)
 }
 
-func (r *Runtime) leave(sh *share) { r.slots.release(sh) }
+func (r *Runtime) leave(sh *slots.Share) { r.slots.Release(sh) }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/compile"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/grants"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasiguard"
 	"os"
@@ -229,7 +231,7 @@ func runHostCall(t *testing.T, prog []byte) (time.Duration, error) {
 	require.NoError(t, instantiateHostModules(ctx, r, nil))
 	def := hostCallDef(t, r, fn)
 	wasm := hostCallGuest(fn, def.ParamTypes(), def.ResultTypes(), pages, prog[min(2, len(prog)):])
-	prep, err := prepare(wasm, testkit.Limits(NewProviderConfig()).WithMemoryLimit(hostCallMemory), rewriteCache{})
+	prep, err := prepare(wasm, testkit.Limits(NewProviderConfig()).WithMemoryLimit(hostCallMemory), compile.RewriteCache{})
 	require.NoError(t, err)
 	mountFS := hostCallMount(t, os.Getenv(hostCallDirEnv))
 	cfg := wazero.NewModuleConfig().WithName("").
@@ -276,9 +278,9 @@ func hostCallDir(t testing.TB) string {
 
 // hostCallMount grants dir as a provider grants a directory.
 func hostCallMount(t *testing.T, dir string) *rootfs.FS {
-	plans, err := planMounts(Grants{Dirs: []DirGrant{{HostPath: dir, GuestPath: "/data"}}})
+	plans, err := grants.Plan([]grants.Dir{{Host: dir, Guest: "/data"}})
 	require.NoError(t, err)
-	fsys, closer, err := rootfs.Open(plans[0].host, plans[0].only, plans[0].granted[0])
+	fsys, closer, err := rootfs.Open(plans[0].Host, plans[0].Only, plans[0].Granted[0])
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = closer.Close() })
 	return fsys

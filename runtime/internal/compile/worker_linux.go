@@ -1,4 +1,4 @@
-package runtime
+package compile
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
 )
 
 // limitWorker puts the worker under its limits before it reads the module:
@@ -68,21 +70,22 @@ func selfStatm(i int) (uint64, error) {
 	return n * uint64(os.Getpagesize()), err
 }
 
-// runWorker compiles wasm in a worker into wazero's cache directory dir.
-func runWorker(ctx context.Context, wasm []byte, dir string, cfg ProviderConfig) error {
+// RunWorker compiles wasm in a worker, under lim, into wazero's cache
+// directory dir. It returns ErrNoWorker when this process cannot start one.
+func RunWorker(ctx context.Context, wasm []byte, dir string, lim Limits) error {
 	if !hookInstalled.Load() {
-		return errNoWorker
+		return ErrNoWorker
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return errNoWorker
+		return ErrNoWorker
 	}
-	job, err := json.Marshal(workerJob{Dir: dir, Pages: uint32(cfg.memoryLimit / pageSize), CloseOnDone: cfg.preempt == preemptWazero,
-		Memory: cfg.compileMemory, CPUSeconds: cpuSeconds(cfg)})
+	job, err := json.Marshal(workerJob{Dir: dir, Pages: lim.Pages, CloseOnDone: lim.CloseOnDone,
+		Memory: lim.Memory, CPUSeconds: cpuSeconds(lim)})
 	if err != nil {
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, cfg.compileTimeout)
+	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, exe)
 	cmd.Env = []string{workerEnv + "=" + workerMagic}
@@ -99,10 +102,10 @@ func runWorker(ctx context.Context, wasm []byte, dir string, cfg ProviderConfig)
 	if ps := cmd.ProcessState; ps != nil {
 		ws, _ := ps.Sys().(syscall.WaitStatus)
 		st.code, st.desc = ps.ExitCode(), ps.String()
-		st.cpu = ws.Signaled() && ps.UserTime()+ps.SystemTime() >= time.Duration(cpuSeconds(cfg))*time.Second
+		st.cpu = ws.Signaled() && ps.UserTime()+ps.SystemTime() >= time.Duration(cpuSeconds(lim))*time.Second
 	}
 	if err == nil { // exit 0 without the worker's word: not a worker
-		return fmt.Errorf("%w: %s did not act as a compile worker: call runtime.CompileWorkerMain first in main", ErrCompile, exe)
+		return fmt.Errorf("%w: %s did not act as a compile worker: call runtime.CompileWorkerMain first in main", errs.ErrCompile, exe)
 	}
-	return workerFailure(cfg, st, tail.b)
+	return workerFailure(lim, st, tail.b)
 }

@@ -1,4 +1,4 @@
-package runtime
+package compile
 
 import (
 	"bytes"
@@ -12,12 +12,12 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/wasmbin"
 )
 
-// rewriteVersion names what the rewrite (wasmbin.Instrument with its
+// RewriteVersion names what the rewrite (wasmbin.Instrument with its
 // defaults) emits. It is part of every rewrite cache key: bump it whenever
 // the rewrite of a module changes. TestRewriteVersion fails until you do.
-const rewriteVersion = 1
+const RewriteVersion = 1
 
-// rewriteCache keeps rewritten modules in the private cache directory, by
+// RewriteCache keeps rewritten modules in the private cache directory, by
 // the digest of the module as loaded: a restarted server loading the same
 // module (the default provider, every time) skips the rewrite, which is
 // most of a load's time once wazero's compilation cache has the code. The
@@ -26,21 +26,25 @@ const rewriteVersion = 1
 // privateDir), so it holds nothing less trusted than that code; each entry
 // also carries the SHA-256 of its content, so a truncated or damaged entry
 // is a miss, never a module without its checkpoints.
-type rewriteCache struct {
+type RewriteCache struct {
 	dir string // "": no cache
 }
 
-func newRewriteCache(cacheDir string) rewriteCache {
+// NewRewriteCache keeps rewrites under cacheDir; "" keeps none.
+func NewRewriteCache(cacheDir string) RewriteCache {
 	if cacheDir == "" {
-		return rewriteCache{}
+		return RewriteCache{}
 	}
-	return rewriteCache{dir: filepath.Join(cacheDir, fmt.Sprintf("mcp-wasm-rewrite-v%d", rewriteVersion))}
+	return RewriteCache{dir: filepath.Join(cacheDir, fmt.Sprintf("mcp-wasm-rewrite-v%d", RewriteVersion))}
 }
 
-// key is the entry name of a module's rewrite.
-func (c rewriteCache) key(module []byte) string {
+// On says whether there is a cache: without one, no digest to take.
+func (c RewriteCache) On() bool { return c.dir != "" }
+
+// Key is the entry name of a module's rewrite.
+func (c RewriteCache) Key(module []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "mcp-wasm rewrite v%d budget %d\n", rewriteVersion, wasmbin.DefaultBudget)
+	fmt.Fprintf(h, "mcp-wasm rewrite v%d budget %d\n", RewriteVersion, wasmbin.DefaultBudget)
 	h.Write(module)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -49,8 +53,8 @@ func (c rewriteCache) key(module []byte) string {
 // less than this at any sane limit) and its hash.
 const maxRewrite = 1 << 30
 
-// get returns the cached rewrite of the module with key, if whole.
-func (c rewriteCache) get(key string) ([]byte, bool) {
+// Get returns the cached rewrite of the module with key, if whole.
+func (c RewriteCache) Get(key string) ([]byte, bool) {
 	if c.dir == "" {
 		return nil, false
 	}
@@ -65,10 +69,10 @@ func (c rewriteCache) get(key string) ([]byte, bool) {
 	return b[sha256.Size:], true
 }
 
-// put stores a rewrite under key: written whole to a temporary file, then
+// Put stores a rewrite under key: written whole to a temporary file, then
 // renamed into place, so a reader never sees half of it. The cache is an
 // optimization: a failure to store is the caller's to log, not to fail on.
-func (c rewriteCache) put(key string, out []byte) error {
+func (c RewriteCache) Put(key string, out []byte) error {
 	if c.dir == "" {
 		return nil
 	}

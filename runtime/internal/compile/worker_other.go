@@ -1,6 +1,6 @@
 //go:build !linux
 
-package runtime
+package compile
 
 import (
 	"context"
@@ -11,4 +11,5 @@ import (
 // memory and CPU; elsewhere modules compile in the host's process.
 func limitWorker(workerJob) error { return errors.New("compile workers run on Linux only") }
 
-func runWorker(context.Context, []byte, string, ProviderConfig) error { return errNoWorker }
+// RunWorker returns ErrNoWorker: modules compile in the caller's process.
+func RunWorker(context.Context, []byte, string, Limits) error { return ErrNoWorker }

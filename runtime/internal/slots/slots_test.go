@@ -1,4 +1,4 @@
-package runtime
+package slots
 
 import (
 	"context"
@@ -13,58 +13,58 @@ import (
 )
 
 func TestSlots_KeepOneForAnIdleProvider(t *testing.T) {
-	s := newSlots(4)
+	s := New(4)
 	ctx := context.Background()
-	var a, b, c share
+	var a, b, c Share
 	for range 3 {
-		require.NoError(t, s.acquire(ctx, &a))
+		require.NoError(t, s.Acquire(ctx, &a))
 	}
 	// A's fourth call would take the last slot: it waits.
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	require.ErrorIs(t, s.acquire(short, &a), context.DeadlineExceeded)
+	require.ErrorIs(t, s.Acquire(short, &a), context.DeadlineExceeded)
 	// B holds none: it gets the slot kept free.
-	require.NoError(t, s.acquire(ctx, &b))
+	require.NoError(t, s.Acquire(ctx, &b))
 	require.Equal(t, 3, a.held)
 	require.Equal(t, 1, b.held)
 	// Now C (none held) waits, and goes before A and B when a slot frees.
-	granted := make(chan *share, 3)
-	for _, sh := range []*share{&a, &b, &c} {
+	granted := make(chan *Share, 3)
+	for _, sh := range []*Share{&a, &b, &c} {
 		go func() {
-			if s.acquire(ctx, sh) == nil {
+			if s.Acquire(ctx, sh) == nil {
 				granted <- sh
 			}
 		}()
 	}
 	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 3 }, testkit.Wait, time.Millisecond)
 	waiting := func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) }
-	s.release(&a) // a holds 2, b 1, c 0; one slot free
+	s.Release(&a) // a holds 2, b 1, c 0; one slot free
 	require.Equal(t, &c, <-granted, "the provider holding no slot goes first")
-	s.release(&a) // a holds 1, b 1: one free slot is kept for a newcomer
+	s.Release(&a) // a holds 1, b 1: one free slot is kept for a newcomer
 	require.Equal(t, 2, waiting(), "a second slot needs two free")
-	s.release(&a) // a holds 0: it goes before b, which holds 1
+	s.Release(&a) // a holds 0: it goes before b, which holds 1
 	require.Equal(t, &a, <-granted, "then the one holding fewest")
 	require.Equal(t, 1, waiting())
-	s.release(&c)
+	s.Release(&c)
 	require.Equal(t, &b, <-granted)
 }
 
 func TestSlots_CancelReturnsAGrant(t *testing.T) {
-	s := newSlots(2)
-	var a, b share
-	require.NoError(t, s.acquire(context.Background(), &a))
-	require.NoError(t, s.acquire(context.Background(), &b))
+	s := New(2)
+	var a, b Share
+	require.NoError(t, s.Acquire(context.Background(), &a))
+	require.NoError(t, s.Acquire(context.Background(), &b))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- s.acquire(ctx, &a) }()
+	go func() { done <- s.Acquire(ctx, &a) }()
 	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.waiters) == 1 }, testkit.Wait, time.Millisecond)
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	s.mu.Lock()
 	require.Empty(t, s.waiters)
 	s.mu.Unlock()
-	s.release(&a)
-	s.release(&b)
+	s.Release(&a)
+	s.Release(&b)
 	require.Equal(t, 2, s.free)
 	require.Zero(t, a.held+b.held)
 }
@@ -75,8 +75,8 @@ func TestSlots_CancelReturnsAGrant(t *testing.T) {
 // fast path relies on: a call that can take a slot goes before nobody).
 func TestSlots_Hammer(t *testing.T) {
 	const total = 4
-	s := newSlots(total)
-	shares := make([]share, 6)
+	s := New(total)
+	shares := make([]Share, 6)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	held := 0
@@ -89,7 +89,7 @@ func TestSlots_Hammer(t *testing.T) {
 				sh := &shares[rng.IntN(len(shares))]
 				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rng.IntN(200))*time.Microsecond)
 				requireNoWaiterCouldTake(t, s)
-				if s.acquire(ctx, sh) == nil {
+				if s.Acquire(ctx, sh) == nil {
 					mu.Lock()
 					held++
 					require.LessOrEqual(t, held, total)
@@ -98,7 +98,7 @@ func TestSlots_Hammer(t *testing.T) {
 					mu.Lock()
 					held--
 					mu.Unlock()
-					s.release(sh)
+					s.Release(sh)
 				}
 				cancel()
 			}
@@ -112,7 +112,7 @@ func TestSlots_Hammer(t *testing.T) {
 	}
 }
 
-func requireNoWaiterCouldTake(t *testing.T, s *slots) {
+func requireNoWaiterCouldTake(t *testing.T, s *Slots) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,4 +1,11 @@
-package runtime
+// Package compile is how the runtime compiles untrusted modules: in a
+// child process under memory, CPU and time limits (the compile worker),
+// into a private directory of wazero's file cache, beside the marks of
+// modules that compiled within their limits, the rewrite cache, and, for a
+// baked image, the manifest that lets a read-only cache directory be used.
+// The root passes down the cache directory and a provider's Limits; it
+// imports nothing of the root.
+package compile
 
 import (
 	"bufio"
@@ -9,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,11 +23,25 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/textsafe"
 )
+
+// Limits are what the root passes down of a provider's configuration:
+// everything the worker's limits, the compiled marks and wazero's cache
+// key depend on.
+type Limits struct {
+	Pages       uint32        // the guest's memory limit, in pages
+	CloseOnDone bool          // wazero's CloseOnContextDone (its own deadline check)
+	Memory      uint64        // bytes of resident memory the worker may use
+	Timeout     time.Duration // the compile timeout
+}
 
 // Compilation of untrusted modules happens in a child process, the compile
 // worker: the same executable, started again with workerEnv set, which
@@ -56,20 +76,15 @@ var hookInstalled atomic.Bool
 // workersStarted counts the compile workers this process started.
 var workersStarted atomic.Int64
 
-// CompileWorkerMain makes this process a compile worker when it was started
+// WorkersStarted is the number of compile workers this process started.
+func WorkersStarted() int64 { return workersStarted.Load() }
+
+// WorkerMain makes this process a compile worker when it was started
 // as one, and then exits; otherwise it returns at once. Call it first in
 // main, and in TestMain of tests that load modules, before anything else
-// reads stdin:
-//
-//	func main() {
-//		runtime.CompileWorkerMain()
-//		...
-//	}
-//
-// Without it, the runtime cannot start a worker and compiles modules in its
-// own process (logging a warning once), with no limit on what the compiler
-// takes.
-func CompileWorkerMain() {
+// reads stdin (runtime.CompileWorkerMain is this). Without it, RunWorker
+// returns ErrNoWorker.
+func WorkerMain() {
 	if os.Getenv(workerEnv) != workerMagic {
 		hookInstalled.Store(true)
 		return
@@ -111,7 +126,7 @@ func workerMain(stdin io.Reader, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compile worker: %v\n", err)
 		return exitSetup
 	}
-	wr := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cache, job.Pages, job.CloseOnDone))
+	wr := wazero.NewRuntimeWithConfig(ctx, RuntimeConfig(cache, job.Pages, job.CloseOnDone))
 	if _, err := wr.CompileModule(experimental.WithCompilationWorkers(ctx, 2), wasm); err != nil {
 		fmt.Fprintf(stderr, "%s\n", textsafe.FirstLine(err.Error(), 200))
 		return exitInvalid
@@ -122,11 +137,11 @@ func workerMain(stdin io.Reader, stderr io.Writer) int {
 	return 0
 }
 
-// runtimeConfig is the configuration of every wazero runtime of the host,
+// RuntimeConfig is the configuration of every wazero runtime of the host,
 // parent and worker alike: wazero's cache key covers the module's bytes,
 // wazero's version, the CPU's features and CloseOnContextDone, and the
 // worker must produce what the parent looks up.
-func runtimeConfig(cache wazero.CompilationCache, pages uint32, closeOnDone bool) wazero.RuntimeConfig {
+func RuntimeConfig(cache wazero.CompilationCache, pages uint32, closeOnDone bool) wazero.RuntimeConfig {
 	return wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2).
 		WithCompilationCache(cache).
@@ -134,7 +149,7 @@ func runtimeConfig(cache wazero.CompilationCache, pages uint32, closeOnDone bool
 		WithCloseOnContextDone(closeOnDone)
 }
 
-// compiledMarks records, beside wazero's cache, the modules that compiled
+// Marks records, beside wazero's cache, the modules that compiled
 // within the limits (in a worker, or trusted): loading one again compiles
 // it in-process, where wazero finds it in its cache, and pays no worker.
 // A mark's key covers what wazero's key does that can change between runs
@@ -143,7 +158,12 @@ func runtimeConfig(cache wazero.CompilationCache, pages uint32, closeOnDone bool
 // the rewrite cache, marks live in the private cache directory, so they
 // trust nothing that directory does not already hold; this process also
 // remembers them (seen), for runtimes without a cache directory.
-type compiledMarks struct{ dir string }
+type Marks struct{ dir string }
+
+// NewMarks keeps the marks in their directory under the cache directory.
+func NewMarks(cacheDir string) Marks {
+	return Marks{dir: filepath.Join(cacheDir, "mcp-wasm-compiled-v1")}
+}
 
 // seen are the marks of this process, whatever their runtime.
 var seen sync.Map // mark name -> struct{}
@@ -159,15 +179,16 @@ var wazeroVersion = sync.OnceValue(func() string {
 	return "unknown"
 })
 
-func markName(wasm []byte, cfg ProviderConfig) string {
+func markName(wasm []byte, lim Limits) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "mcp-wasm compiled v1 wazero %s close %t memory %d cpu %d\n", wazeroVersion(), cfg.preempt == preemptWazero, cfg.compileMemory, cpuSeconds(cfg))
+	fmt.Fprintf(h, "mcp-wasm compiled v1 wazero %s close %t memory %d cpu %d\n", wazeroVersion(), lim.CloseOnDone, lim.Memory, cpuSeconds(lim))
 	h.Write(wasm)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (c compiledMarks) has(wasm []byte, cfg ProviderConfig) bool {
-	name := markName(wasm, cfg)
+// Has says whether wasm compiled within lim before.
+func (c Marks) Has(wasm []byte, lim Limits) bool {
+	name := markName(wasm, lim)
 	if _, ok := seen.Load(name); ok {
 		return true
 	}
@@ -175,8 +196,9 @@ func (c compiledMarks) has(wasm []byte, cfg ProviderConfig) bool {
 	return err == nil
 }
 
-func (c compiledMarks) mark(wasm []byte, cfg ProviderConfig) error {
-	name := markName(wasm, cfg)
+// Mark records that wasm compiled within lim.
+func (c Marks) Mark(wasm []byte, lim Limits) error {
+	name := markName(wasm, lim)
 	seen.Store(name, struct{}{})
 	if _, err := os.Stat(filepath.Join(c.dir, name)); err == nil {
 		return nil
@@ -199,19 +221,19 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 }
 
 // workerFailure turns how a worker ended into a load error.
-func workerFailure(cfg ProviderConfig, status workerStatus, tail []byte) error {
+func workerFailure(lim Limits, status workerStatus, tail []byte) error {
 	text := textsafe.Sanitize(lastLine(string(tail)), 200)
 	switch {
 	case status.timedOut:
-		return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", ErrCompile, cfg.compileTimeout)
+		return fmt.Errorf("%w: compilation did not finish within %s: raise the compile timeout or shrink the module", errs.ErrCompile, lim.Timeout)
 	case status.code == exitInvalid:
-		return fmt.Errorf("%w: invalid module: %s", ErrCompile, text)
+		return fmt.Errorf("%w: invalid module: %s", errs.ErrCompile, text)
 	case status.code == exitMemory || status.outOfMemory || bytes.Contains(tail, []byte("out of memory")) || bytes.Contains(tail, []byte("cannot allocate memory")):
-		return fmt.Errorf("%w: compiling the module needed more than the compile memory limit of %d MiB: shrink the module (split its largest functions) or raise the provider's compile memory limit", ErrCompile, cfg.compileMemory>>20)
+		return fmt.Errorf("%w: compiling the module needed more than the compile memory limit of %d MiB: shrink the module (split its largest functions) or raise the provider's compile memory limit", errs.ErrCompile, lim.Memory>>20)
 	case status.cpu:
-		return fmt.Errorf("%w: compiling the module used more than %d s of CPU: shrink the module or raise the compile timeout", ErrCompile, cpuSeconds(cfg))
+		return fmt.Errorf("%w: compiling the module used more than %d s of CPU: shrink the module or raise the compile timeout", errs.ErrCompile, cpuSeconds(lim))
 	default:
-		return fmt.Errorf("%w: the compile worker failed (%s: %s): check that the host can start its own executable, or report it", ErrCompile, status.desc, text)
+		return fmt.Errorf("%w: the compile worker failed (%s: %s): check that the host can start its own executable, or report it", errs.ErrCompile, status.desc, text)
 	}
 }
 
@@ -226,8 +248,8 @@ type workerStatus struct {
 
 // cpuSeconds is the worker's CPU limit: twice the compile timeout, as it
 // compiles two functions at once.
-func cpuSeconds(cfg ProviderConfig) uint64 {
-	return 2 * uint64((cfg.compileTimeout+999_999_999)/1_000_000_000)
+func cpuSeconds(lim Limits) uint64 {
+	return 2 * uint64((lim.Timeout+999_999_999)/1_000_000_000)
 }
 
 func lastLine(s string) string {
@@ -238,4 +260,6 @@ func lastLine(s string) string {
 	return s
 }
 
-var errNoWorker = errors.New("no compile worker")
+// ErrNoWorker: this process cannot start a compile worker (WorkerMain did
+// not run in it, or not on Linux); the caller compiles in its own process.
+var ErrNoWorker = errors.New("no compile worker")

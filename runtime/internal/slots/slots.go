@@ -1,11 +1,14 @@
-package runtime
+// Package slots is the runtime's global bound on guest calls and
+// instantiations in flight, shared fairly between providers. The root
+// holds one Slots and gives each provider a Share.
+package slots
 
 import (
 	"context"
 	"sync"
 )
 
-// slots is the global bound on guest calls and instantiations in flight,
+// Slots is the global bound on guest calls and instantiations in flight,
 // shared fairly between providers.
 //
 // A plain semaphore lets one provider hold every slot: four calls that each
@@ -20,38 +23,39 @@ import (
 //     calls than the others.
 //
 // Each provider already queues on its own pool before it asks here (see
-// pool.acquire), so one provider has at most its pool size of waiters. With
+// the root's pool.acquire), so one provider has at most its pool size of waiters. With
 // several busy providers the bound is shared max-min fairly; with one busy
 // provider it uses all slots but one.
-type slots struct {
+type Slots struct {
 	mu      sync.Mutex
 	free    int
 	waiters []*slotWaiter
 }
 
-// share is one provider's account with slots.
-type share struct {
-	held int // guarded by slots.mu
+// Share is one provider's account with the slots; its zero value holds none.
+type Share struct {
+	held int // guarded by Slots.mu
 }
 
 type slotWaiter struct {
-	sh      *share
+	sh      *Share
 	granted chan struct{}
 }
 
-func newSlots(n int) *slots { return &slots{free: n} }
+// New makes n slots.
+func New(n int) *Slots { return &Slots{free: n} }
 
 // canTake reports whether sh may take a slot now; s.mu is held.
-func (s *slots) canTake(sh *share) bool {
+func (s *Slots) canTake(sh *Share) bool {
 	if sh.held == 0 {
 		return s.free >= 1
 	}
 	return s.free >= 2
 }
 
-// acquire takes a slot for sh, waiting until ctx is done. A new call
+// Acquire takes a slot for sh, waiting until ctx is done. A new call
 // queues behind waiters that go first by the rules above; dispatch decides.
-func (s *slots) acquire(ctx context.Context, sh *share) error {
+func (s *Slots) Acquire(ctx context.Context, sh *Share) error {
 	s.mu.Lock()
 	if s.canTake(sh) {
 		// dispatch leaves no waiter that could take a slot, so a call the
@@ -82,28 +86,28 @@ func (s *slots) acquire(ctx context.Context, sh *share) error {
 	}
 }
 
-// release returns a slot of sh.
-func (s *slots) release(sh *share) {
+// Release returns a slot of sh.
+func (s *Slots) Release(sh *Share) {
 	s.mu.Lock()
 	s.releaseLocked(sh)
 	s.mu.Unlock()
 }
 
-func (s *slots) releaseLocked(sh *share) {
+func (s *Slots) releaseLocked(sh *Share) {
 	sh.held--
 	s.free++
 	s.dispatch()
 }
 
 // take gives sh a slot; s.mu is held and canTake(sh).
-func (s *slots) take(sh *share) {
+func (s *Slots) take(sh *Share) {
 	sh.held++
 	s.free--
 }
 
 // dispatch grants free slots to waiters, fewest-held first, FIFO among
 // equals, until none of them can take one; s.mu is held.
-func (s *slots) dispatch() {
+func (s *Slots) dispatch() {
 	for s.free > 0 && len(s.waiters) > 0 {
 		best := -1
 		for i, w := range s.waiters {
@@ -121,7 +125,7 @@ func (s *slots) dispatch() {
 	}
 }
 
-func (s *slots) remove(w *slotWaiter) {
+func (s *Slots) remove(w *slotWaiter) {
 	for i, x := range s.waiters {
 		if x == w {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
@@ -130,9 +134,16 @@ func (s *slots) remove(w *slotWaiter) {
 	}
 }
 
-// inUse is the number of slots held, for tests and stats.
-func (s *slots) inUse(total int) int {
+// InUse is the number of slots held, for tests and stats.
+func (s *Slots) InUse(total int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return total - s.free
+}
+
+// Waiters is the number of calls waiting for a slot, for tests.
+func (s *Slots) Waiters() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters)
 }

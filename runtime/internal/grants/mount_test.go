@@ -1,14 +1,13 @@
-package runtime
+package grants
 
 import (
-	"net/url"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
 )
 
 // planTree is a directory with a symlink to it, two files, a
@@ -30,43 +29,43 @@ func planTree(t *testing.T) (base, real string) {
 
 func TestPlanMounts(t *testing.T) {
 	base, real := planTree(t)
-	g := func(paths ...string) Grants {
-		var out Grants
+	g := func(paths ...string) []Dir {
+		var out []Dir
 		for _, p := range paths {
-			out.Dirs = append(out.Dirs, DirGrant{HostPath: filepath.Join(base, p)})
+			out = append(out, Dir{Host: filepath.Join(base, p)})
 		}
 		return out
 	}
 	slash := filepath.ToSlash
 	ok := map[string]struct {
-		grants Grants
-		want   []mountPlan
+		dirs []Dir
+		want []Mount
 	}{
-		"a directory at its real path": {g("notes"), []mountPlan{{guest: slash(real), host: real}}},
-		"through a symlink":            {g("link"), []mountPlan{{guest: slash(real), host: real}}},
-		"a file in its real directory": {g("alias.md"), []mountPlan{{guest: slash(real), host: real, only: map[string]string{"a.md": "a.md"}}}},
+		"a directory at its real path": {g("notes"), []Mount{{Guest: slash(real), Host: real}}},
+		"through a symlink":            {g("link"), []Mount{{Guest: slash(real), Host: real}}},
+		"a file in its real directory": {g("alias.md"), []Mount{{Guest: slash(real), Host: real, Only: map[string]string{"a.md": "a.md"}}}},
 		"files of one directory share a mount": {g("notes/a.md", "link/b.md"),
-			[]mountPlan{{guest: slash(real), host: real, only: map[string]string{"a.md": "a.md", "b.md": "b.md"}}}},
+			[]Mount{{Guest: slash(real), Host: real, Only: map[string]string{"a.md": "a.md", "b.md": "b.md"}}}},
 		"a file beside a granted directory": {g("notes/a.md", "notes/sub"),
-			[]mountPlan{{guest: slash(real), host: real, only: map[string]string{"a.md": "a.md"}}, {guest: slash(real) + "/sub", host: filepath.Join(real, "sub")}}},
-		"an explicit guest path": {Grants{Dirs: []DirGrant{{HostPath: filepath.Join(base, "link"), GuestPath: "/data"}}},
-			[]mountPlan{{guest: "/data", host: real}}},
-		"a file at an explicit guest path keeps the operator's name": {Grants{Dirs: []DirGrant{{HostPath: filepath.Join(base, "alias.md"), GuestPath: "/cfg"}}},
-			[]mountPlan{{guest: "/cfg", host: real, only: map[string]string{"alias.md": "a.md"}}}},
+			[]Mount{{Guest: slash(real), Host: real, Only: map[string]string{"a.md": "a.md"}}, {Guest: slash(real) + "/sub", Host: filepath.Join(real, "sub")}}},
+		"an explicit guest path": {[]Dir{{Host: filepath.Join(base, "link"), Guest: "/data"}},
+			[]Mount{{Guest: "/data", Host: real}}},
+		"a file at an explicit guest path keeps the operator's name": {[]Dir{{Host: filepath.Join(base, "alias.md"), Guest: "/cfg"}},
+			[]Mount{{Guest: "/cfg", Host: real, Only: map[string]string{"alias.md": "a.md"}}}},
 	}
 	for name, tc := range ok {
 		t.Run(name, func(t *testing.T) {
-			plans, err := planMounts(tc.grants)
+			plans, err := Plan(tc.dirs)
 			require.NoError(t, err)
 			for i := range plans {
-				plans[i].granted = nil
+				plans[i].Granted = nil
 			}
 			require.Equal(t, tc.want, plans)
 		})
 	}
 	refused := map[string]struct {
-		grants Grants
-		fix    string
+		dirs []Dir
+		fix  string
 	}{
 		"the same directory twice":      {g("notes", "link"), "grant only the outer directory"},
 		"a directory inside another":    {g("notes", "notes/sub"), "grant only the outer directory"},
@@ -74,16 +73,16 @@ func TestPlanMounts(t *testing.T) {
 		"a file inside a directory":     {g("notes", "notes/sub/c.md"), "grant only the outer directory"},
 		"a file in a granted directory": {g("link", "notes/a.md"), "grant only the outer directory"},
 		"the same file twice":           {g("notes/a.md", "alias.md"), "grant it once"},
-		"a file where a directory is": {Grants{Dirs: []DirGrant{{HostPath: filepath.Join(base, "notes/a.md")}, {HostPath: filepath.Join(base, "notes/sub"), GuestPath: slash(real) + "/a.md"}}},
+		"a file where a directory is": {[]Dir{{Host: filepath.Join(base, "notes/a.md")}, {Host: filepath.Join(base, "notes/sub"), Guest: slash(real) + "/a.md"}},
 			"side by side"},
-		"an explicit guest path over a real one": {Grants{Dirs: []DirGrant{{HostPath: filepath.Join(base, "notes/sub")}, {HostPath: filepath.Join(base, "notes/b.md"), GuestPath: slash(real) + "/sub"}}},
+		"an explicit guest path over a real one": {[]Dir{{Host: filepath.Join(base, "notes/sub")}, {Host: filepath.Join(base, "notes/b.md"), Guest: slash(real) + "/sub"}},
 			"side by side"},
 		"a missing path": {g("nope"), "grant an existing directory or file"},
 	}
 	for name, tc := range refused {
 		t.Run(name, func(t *testing.T) {
-			_, err := planMounts(tc.grants)
-			require.ErrorIs(t, err, ErrConfig)
+			_, err := Plan(tc.dirs)
+			require.ErrorIs(t, err, errs.ErrConfig)
 			require.ErrorContains(t, err, tc.fix)
 		})
 	}
@@ -111,19 +110,4 @@ func TestGuestPathFor(t *testing.T) {
 		_, err := guestPathFor(tc.vol, tc.rest)
 		require.ErrorContains(t, err, tc.fix, tc)
 	}
-}
-
-// realURI is the file:// URI the files provider gives rel in the granted
-// directory dir: dir's real path, each segment escaped.
-func realURI(t *testing.T, dir, rel string) string {
-	t.Helper()
-	real, err := filepath.EvalSymlinks(dir)
-	require.NoError(t, err)
-	guest, err := realGuestPath(real)
-	require.NoError(t, err)
-	segs := strings.Split(strings.TrimPrefix(path.Join(guest, rel), "/"), "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "file:///" + strings.Join(segs, "/")
 }

@@ -1,4 +1,4 @@
-package runtime
+package compile
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcp-wasm/mcp-wasm/runtime/internal/errs"
 )
 
 // A baked cache is a cache directory filled at image build time (`mcp-wasm
@@ -40,27 +42,23 @@ func bakedEntry(rel string) bool {
 		!strings.Contains(f, ".tmp")
 }
 
-// Seal writes the cache directory's manifest, so that a runtime can use
-// the directory read-only (WithCacheReadOnly). Call it once every provider
-// the image serves has loaded. It fails without a cache directory, or on
-// one that is itself read-only.
-func (r *Runtime) Seal() error {
-	if r.tempDir != "" {
-		return fmt.Errorf("%w: seal: no writable cache dir: give a cache dir that is not read-only", ErrConfig)
-	}
+// Seal writes the manifest of the cache directory dir, so that a runtime
+// can use the directory read-only (runtime.Runtime.Seal checks that dir is
+// the configured, writable one).
+func Seal(dir string) error {
 	var lines []string
-	dirs, err := os.ReadDir(r.cacheDir)
+	dirs, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("seal cache dir: %w", err)
 	}
 	for _, d := range dirs {
-		files, _ := os.ReadDir(filepath.Join(r.cacheDir, d.Name()))
+		files, _ := os.ReadDir(filepath.Join(dir, d.Name()))
 		for _, f := range files {
 			rel := d.Name() + "/" + f.Name()
 			if !d.IsDir() || !f.Type().IsRegular() || !bakedEntry(rel) {
 				continue
 			}
-			sum, err := fileSHA256(filepath.Join(r.cacheDir, filepath.FromSlash(rel)))
+			sum, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(rel)))
 			if err != nil {
 				return fmt.Errorf("seal cache dir: %w", err)
 			}
@@ -68,7 +66,7 @@ func (r *Runtime) Seal() error {
 		}
 	}
 	slices.Sort(lines)
-	tmp, err := os.CreateTemp(r.cacheDir, bakedManifest+".*")
+	tmp, err := os.CreateTemp(dir, bakedManifest+".*")
 	if err != nil {
 		return fmt.Errorf("seal cache dir: %w", err)
 	}
@@ -77,7 +75,7 @@ func (r *Runtime) Seal() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(r.cacheDir, bakedManifest))
+		err = os.Rename(tmp.Name(), filepath.Join(dir, bakedManifest))
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
@@ -86,8 +84,8 @@ func (r *Runtime) Seal() error {
 	return nil
 }
 
-// writable says whether a file can be made in dir; the probe is removed.
-func writable(dir string) bool {
+// Writable says whether a file can be made in dir; the probe is removed.
+func Writable(dir string) bool {
 	f, err := os.CreateTemp(dir, ".mcp-wasm-probe-*")
 	if err != nil {
 		return false
@@ -97,24 +95,24 @@ func writable(dir string) bool {
 	return true
 }
 
-// overlayBaked makes the temporary directory that stands for the baked
-// cache directory baked, with links to its verified entries, and returns it.
-func (r *Runtime) overlayBaked(baked string) (string, error) {
+// Overlay makes the temporary directory that stands for the baked cache
+// directory baked, with links to its verified entries, and returns it; the
+// caller removes it when done.
+func Overlay(baked string, log *slog.Logger) (string, error) {
 	tmp, err := os.MkdirTemp("", "mcp-wasm-compile-*") // mode 0700
 	if err != nil {
-		return "", fmt.Errorf("%w: read-only cache dir %s: create a temporary directory for modules it does not hold: %w: set TMPDIR to a writable directory (a tmpfs will do)", ErrConfig, baked, err)
+		return "", fmt.Errorf("%w: read-only cache dir %s: create a temporary directory for modules it does not hold: %w: set TMPDIR to a writable directory (a tmpfs will do)", errs.ErrConfig, baked, err)
 	}
-	r.tempDir, r.baked = tmp, baked
 	used, skipped, err := linkVerified(baked, tmp)
 	if err != nil {
-		r.removeTemp()
+		_ = os.RemoveAll(tmp)
 		return "", err
 	}
 	attrs := []any{"dir", baked, "entries", used}
 	if skipped > 0 {
-		r.log.Warn("read-only cache dir: entries missing or changed since mcp-wasm compile are not used; their modules compile at start", append(attrs, "skipped", skipped)...)
+		log.Warn("read-only cache dir: entries missing or changed since mcp-wasm compile are not used; their modules compile at start", append(attrs, "skipped", skipped)...)
 	} else {
-		r.log.Info("read-only cache dir", attrs...)
+		log.Info("read-only cache dir", attrs...)
 	}
 	return tmp, nil
 }
@@ -127,7 +125,7 @@ func linkVerified(baked, tmp string) (used, skipped int, err error) {
 		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: read-only cache dir: %w", ErrConfig, err)
+		return 0, 0, fmt.Errorf("%w: read-only cache dir: %w", errs.ErrConfig, err)
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
@@ -148,14 +146,17 @@ func linkVerified(baked, tmp string) (used, skipped int, err error) {
 		}
 		dst := filepath.Join(tmp, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return used, skipped, fmt.Errorf("%w: read-only cache dir: %w", ErrConfig, err)
+			return used, skipped, fmt.Errorf("%w: read-only cache dir: %w", errs.ErrConfig, err)
 		}
 		if err := os.Symlink(src, dst); err != nil {
-			return used, skipped, fmt.Errorf("%w: read-only cache dir: %w", ErrConfig, err)
+			return used, skipped, fmt.Errorf("%w: read-only cache dir: %w", errs.ErrConfig, err)
 		}
 		used++
 	}
-	return used, skipped, s.Err()
+	if err := s.Err(); err != nil {
+		return used, skipped, fmt.Errorf("%w: read-only cache dir: manifest %s: %w", errs.ErrConfig, bakedManifest, err)
+	}
+	return used, skipped, nil
 }
 
 func fileSHA256(path string) (string, error) {
@@ -169,13 +170,4 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// warnUnbaked warns, with a read-only cache, of a module the image did not
-// bake: it compiles at every start. Its rewrite is what tells: every
-// module loaded by mcp-wasm compile left one.
-func (r *Runtime) warnUnbaked(log *slog.Logger, rewriteCached bool) {
-	if r.baked != "" && !rewriteCached {
-		log.Warn("module not in the read-only cache dir: it compiles at every start, into a temporary directory; bake it into the image with mcp-wasm compile", "cache_dir", r.baked)
-	}
 }

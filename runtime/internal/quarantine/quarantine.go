@@ -1,14 +1,17 @@
-package runtime
+// Package quarantine is the breaker that quarantines a provider after
+// consecutive faults, with exponential backoff. The root passes down the
+// operator's threshold and backoffs, and asks it before every call.
+package quarantine
 
 import (
 	"sync"
 	"time"
 )
 
-// breaker quarantines a provider after consecutive faults, with exponential
+// Breaker quarantines a provider after consecutive faults, with exponential
 // backoff. After the backoff one trial call is let through; a success closes
 // the breaker, a fault doubles the backoff.
-type breaker struct {
+type Breaker struct {
 	threshold int
 	base, max time.Duration
 
@@ -20,13 +23,15 @@ type breaker struct {
 	total       int
 }
 
-func newBreaker(threshold int, base, maxBackoff time.Duration) *breaker {
-	return &breaker{threshold: threshold, base: base, max: maxBackoff}
+// New makes a breaker that opens after threshold consecutive faults, for
+// base, doubling up to maxBackoff.
+func New(threshold int, base, maxBackoff time.Duration) *Breaker {
+	return &Breaker{threshold: threshold, base: base, max: maxBackoff}
 }
 
-// allow reports whether a call may run now and, if not, until when the
+// Allow reports whether a call may run now and, if not, until when the
 // provider is quarantined.
-func (b *breaker) allow(now time.Time) (bool, time.Time) {
+func (b *Breaker) Allow(now time.Time) (bool, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.until.IsZero() {
@@ -39,9 +44,9 @@ func (b *breaker) allow(now time.Time) (bool, time.Time) {
 	return true, time.Time{}
 }
 
-// record notes the outcome of a call that ran. It returns true when this
+// Record notes the outcome of a call that ran. It returns true when this
 // fault put the provider into quarantine.
-func (b *breaker) record(fault bool, now time.Time) (quarantined bool) {
+func (b *Breaker) Record(fault bool, now time.Time) (quarantined bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	wasTrial := b.trial
@@ -64,16 +69,16 @@ func (b *breaker) record(fault bool, now time.Time) (quarantined bool) {
 	return true
 }
 
-// state returns whether the provider is quarantined now, until when, and
+// State returns whether the provider is quarantined now, until when, and
 // how many times it has been quarantined.
-func (b *breaker) state(now time.Time) (bool, time.Time, int) {
+func (b *Breaker) State(now time.Time) (bool, time.Time, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return !b.until.IsZero() && now.Before(b.until), b.until, b.total
 }
 
-// abandon ends a trial call that never reached the guest.
-func (b *breaker) abandon() {
+// Abandon ends a trial call that never reached the guest.
+func (b *Breaker) Abandon() {
 	b.mu.Lock()
 	b.trial = false
 	b.mu.Unlock()
