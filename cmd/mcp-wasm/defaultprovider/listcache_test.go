@@ -122,7 +122,11 @@ func TestListCache_accountsWhatItHolds(t *testing.T) {
 	s.ResourceListChanged() // drops every page
 	held := with - inUse()
 	t.Logf("the cache held %d bytes (%d an item), counted %d (%d an item)", held, held/n, counted, counted/n)
-	require.GreaterOrEqual(t, counted, held, "the budget bounds what the cache holds")
+	// The heap moves by a few kilobytes between the two readings whatever
+	// the cache does (the client's and the runtime's own allocations, which
+	// depend on the shuffled order and the machine's load): 1 % of slack
+	// stays far below the 6 % undercount this test caught.
+	require.GreaterOrEqual(t, counted, held-held/100, "the budget bounds what the cache holds")
 	require.Less(t, counted, held*3/2, "and does not count far more")
 }
 
