@@ -98,18 +98,25 @@ test:
 	$(GO) test -race -shuffle=on -count=1 -timeout 20m ./...
 
 # Short fuzz runs of every fuzz target (seed corpora also run in `test`).
-# A target that fails is run once more: Go 1.26's fuzz coordinator can report
-# a bare "context deadline exceeded" when -fuzztime ends while a worker is
-# busy (golang/go#75804, fixed in Go 1.27); a real finding is written under
-# testdata/fuzz and fails the second run too.
+# A target that fails only with Go 1.26's bare "context deadline exceeded"
+# (the fuzz coordinator reports it when -fuzztime ends while a worker is
+# busy, golang/go#75804; a clean CI run saw it on 2 of 40 targets) is run
+# again, up to twice. Any other failure fails at once: a real finding is
+# written under testdata/fuzz and says so. FUZZPKGS picks packages.
+FUZZPKGS ?= ./...
 fuzz-smoke:
-	@mkdir -p build; set -e; for pkg in $$($(GO) list ./...); do \
+	@mkdir -p build; set -e; for pkg in $$($(GO) list $(FUZZPKGS)); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
 			echo "fuzz $$pkg $$f"; \
-			if ! $(GO) test -run XXX -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg >build/fuzz.log 2>&1; then \
-				cat build/fuzz.log; echo "fuzz $$f failed; retrying once (a real finding is saved under testdata/fuzz and fails again)"; \
-				$(GO) test -run XXX -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
-			fi; \
+			for try in 1 2 3; do \
+				if $(GO) test -run XXX -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg >build/fuzz.log 2>&1; then break; fi; \
+				cat build/fuzz.log; \
+				if [ $$try = 3 ] || grep -q 'Failing input written' build/fuzz.log || \
+					! grep -q '^    context deadline exceeded$$' build/fuzz.log; then \
+					echo "fuzz $$f failed"; exit 1; \
+				fi; \
+				echo "fuzz $$f: the fuzz engine's own deadline (golang/go#75804); running it again"; \
+			done; \
 		done; done
 
 # check is what CI runs: format, vet (host and wasip1), staticcheck, tidy, race tests, fuzz smoke.
