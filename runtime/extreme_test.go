@@ -242,13 +242,16 @@ func FuzzExtremeModules(f *testing.F) {
 	if testing.Short() {
 		f.Skip("builds the binary and runs a child per module")
 	}
+	// Built before f.Fuzz, which a fuzzing worker runs too: outside the
+	// 10 s Go's fuzzer gives each input before it kills the worker as hung.
+	bin := testguest.Binary(f)
 	f.Fuzz(func(t *testing.T, fam byte, scale []byte) {
 		s := uint32(0)
 		if len(scale) >= 3 {
 			s = uint32(scale[0])<<16 | uint32(binary.BigEndian.Uint16(scale[1:]))
 		}
 		t.Logf("family %s, scale %d", famNames[fam%famCount], s)
-		runExtreme(t, testguest.Binary(t), extremeModule(fam, s))
+		runExtreme(t, bin, extremeModule(fam, s))
 	})
 }
 

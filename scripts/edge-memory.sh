@@ -66,6 +66,7 @@ for p in $PROVIDERS; do
     go) build/mcp-wasm compile --cache-dir "$cache" --log-level warn build/guests/conformance.wasm ;;
     catalog-*) build/mcp-wasm compile --cache-dir "$cache" --log-level warn "build/guests/$p.wasm" ;;
   esac
+  : >"$OUT/$p.log" # emptied here, not in the background child: the wait below must not read the last run's URL
   "${cmd[@]}" 2>"$OUT/$p.log" &
   PID=$!
   url=""

@@ -23,7 +23,10 @@ var (
 
 // loaded loads each SDK's catalog once per process, for the fuzz target;
 // an SDK whose toolchain is missing is skipped (or fails under CI).
-func loaded(t *testing.T) []*runtime.Provider {
+// FuzzCatalogSame calls it before f.Fuzz: a fuzzing worker runs that part
+// too, outside the 10 s that Go's fuzzer gives each input before it kills
+// the worker as hung, so a slow first load under load is not a crasher.
+func loaded(t testing.TB) []*runtime.Provider {
 	fuzzOnce.Do(func() {
 		ctx := context.Background()
 		// A disk cache: a fuzzing worker must answer within 10 s, and
@@ -52,10 +55,11 @@ func FuzzCatalogSame(f *testing.F) {
 		strings.Repeat("0", 5000)} { // a cursor the C catalog echoes into a message over the ABI's 4096 bytes
 		f.Add(seed)
 	}
+	providers := loaded(f)
 	f.Fuzz(func(t *testing.T, in string) {
 		ctx := t.Context()
 		var want string
-		for i, p := range loaded(t) {
+		for i, p := range providers {
 			// The providers live as long as the worker: count this input's
 			// faults only, so that a failing input is minimized to one
 			// that faults, not to any input after it.
