@@ -122,11 +122,14 @@ func TestListCache_accountsWhatItHolds(t *testing.T) {
 	s.ResourceListChanged() // drops every page
 	held := with - inUse()
 	t.Logf("the cache held %d bytes (%d an item), counted %d (%d an item)", held, held/n, counted, counted/n)
-	// The heap moves by a few kilobytes between the two readings whatever
-	// the cache does (the client's and the runtime's own allocations, which
-	// depend on the shuffled order and the machine's load): 1 % of slack
-	// stays far below the 6 % undercount this test caught.
-	require.GreaterOrEqual(t, counted, held-held/100, "the budget bounds what the cache holds")
+	// The heap moves between the two readings whatever the cache does (the
+	// client's and the runtime's own allocations, which depend on the
+	// shuffled order and the machine's load; under stress-ng two runs read
+	// 0.05 % and 1.4 % more held than counted): 3 % of slack still fails
+	// the 6 % undercount this test caught. Taking the least of several
+	// fill-and-drop rounds was tried and rejected: a refill holds less than
+	// the first fill, which would hide that undercount.
+	require.GreaterOrEqual(t, counted, held-held*3/100, "the budget bounds what the cache holds")
 	require.Less(t, counted, held*3/2, "and does not count far more")
 }
 
