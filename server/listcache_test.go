@@ -42,22 +42,11 @@ func countedProvider(name string, n int, hint *abi.CacheHint, calls *atomic.Int6
 	return p
 }
 
-// listURIs lists every page and returns the URIs.
+// listURIs lists every page (listAll, helpers_test.go) and returns the URIs.
 func listURIs(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
-	var out []string
-	params := &mcp.ListResourcesParams{}
-	for {
-		res, err := cs.ListResources(t.Context(), params)
-		require.NoError(t, err)
-		for _, r := range res.Resources {
-			out = append(out, r.URI)
-		}
-		if res.NextCursor == "" {
-			return out
-		}
-		params.Cursor = res.NextCursor
-	}
+	uris, _ := listAll(t, cs)
+	return uris
 }
 
 func TestListCache_trackedUntilAChange(t *testing.T) {
