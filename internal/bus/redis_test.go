@@ -269,6 +269,13 @@ func TestRedis_restart(t *testing.T) {
 	_ = srv.Process.Kill()
 	_ = srv.Wait()
 	srv = start()
+	// Another client waits for the new process, so that a's pooled
+	// connection (to the old one) is still the one a's next call takes.
+	probe, err := Open("redis://127.0.0.1:"+port, "", nil)
+	require.NoError(t, err)
+	defer probe.Close()
+	testkit.Eventually(t, func() bool { return probe.Ping(ctx) == nil }, "redis-server is back")
+	require.NoError(t, a.Ping(ctx), "a stale pooled connection is replaced within the call")
 	testkit.Eventually(t, func() bool { n, err := a.Listeners(ctx); return err == nil && n == 1 }, "the subscriber listens again")
 	require.NoError(t, a.Publish(ctx, server.BusEvent{Kind: "list"}))
 	require.Equal(t, "list", (<-got).Kind)
