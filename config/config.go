@@ -185,7 +185,10 @@ type Limits struct {
 	ModuleSize     int
 	PoolSize       int
 	RecycleAfter   int
-	Quarantine     Quarantine
+	// IdleTimeout is how long an idle instance beyond the first is kept
+	// (runtime.ProviderConfig.WithIdleTimeout); 0 keeps the default.
+	IdleTimeout time.Duration
+	Quarantine  Quarantine
 }
 
 // Quarantine says when repeated faults quarantine a provider, and for how
@@ -225,6 +228,9 @@ func (p Provider) RuntimeConfig() runtime.ProviderConfig {
 	if l.RecycleAfter != 0 {
 		cfg = cfg.WithRecycleAfter(l.RecycleAfter)
 	}
+	if l.IdleTimeout != 0 {
+		cfg = cfg.WithIdleTimeout(l.IdleTimeout)
+	}
 	if l.InitTimeout != 0 {
 		cfg = cfg.WithInitTimeout(l.InitTimeout)
 	}
@@ -250,9 +256,9 @@ func (l Limits) String() string {
 		recycle = fmt.Sprintf("after %d calls", l.RecycleAfter)
 	}
 	q := l.Quarantine
-	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, recycle %s, init %s, compile %s, quarantine after %d faults for %s to %s",
+	return fmt.Sprintf("timeout %s, memory %s, output %s, module %s, pool %d, idle %s, recycle %s, init %s, compile %s, quarantine after %d faults for %s to %s",
 		l.CallTimeout(), FormatSize(cmpOr(l.Memory, runtime.DefaultMemoryLimit)), FormatSize(uint64(cmpOr(l.Output, runtime.DefaultOutputLimit))),
-		FormatSize(uint64(l.ModuleSizeLimit())), cmpOr(l.PoolSize, runtime.DefaultPoolSize), recycle,
+		FormatSize(uint64(l.ModuleSizeLimit())), cmpOr(l.PoolSize, runtime.DefaultPoolSize), cmpOr(l.IdleTimeout, runtime.DefaultIdleTimeout), recycle,
 		cmpOr(l.InitTimeout, runtime.DefaultInitTimeout), cmpOr(l.CompileTimeout, runtime.DefaultCompileTimeout),
 		q.after(), q.backoff(), q.maxBackoff())
 }

@@ -78,6 +78,9 @@ func TestReadConfig_problems(t *testing.T) {
 		{"zero quarantine", `{"providers": [{"module": "minimal.wasm", "limits": {"initTimeout": "0s", "quarantine": {"after": 0, "maxBackoff": "0s"}}}]}`, []string{
 			`providers[0].limits.initTimeout (provider "minimal.wasm"): is 0`, `providers[0].limits.quarantine.after (provider "minimal.wasm"): is 0`,
 			`providers[0].limits.quarantine.maxBackoff (provider "minimal.wasm"): is 0`}},
+		{"idle timeout out of range", `{"providers": [{"module": "minimal.wasm", "limits": {"idleTimeout": "25h"}}, {"module": "minimal.wasm", "name": "b", "limits": {"idleTimeout": "0s"}}]}`, []string{
+			`providers[0].limits.idleTimeout (provider "minimal.wasm"): is 25h0m0s: give a positive duration of at most 24h0m0s, such as 30s`,
+			`providers[1].limits.idleTimeout (provider "b"): is 0`}},
 		{"zero limits", `{"providers": [{"module": "minimal.wasm", "limits": {"timeout": "0s", "memory": 0, "poolSize": 0}}]}`, []string{
 			`providers[0].limits.timeout (provider "minimal.wasm"): is 0: give a positive value, or remove the key for the default`,
 			`providers[0].limits.memory (provider "minimal.wasm"): is 0`, `providers[0].limits.poolSize (provider "minimal.wasm"): is 0`}},
@@ -109,6 +112,8 @@ func TestReadConfig_full(t *testing.T) {
 	require.Equal(t, ModuleRef(testkit.Fixture("wat", "minimal.wasm")), docs.Module)
 	require.Equal(t, &abi.CacheHint{TTLMs: 30_000, Scope: abi.ScopePrivate}, docs.Cache)
 	require.Equal(t, 2*time.Second, docs.RuntimeConfig().Timeout())
+	require.Equal(t, 2*time.Minute, docs.RuntimeConfig().IdleTimeout(), "limits.idleTimeout reaches the runtime")
+	require.Equal(t, runtime.DefaultIdleTimeout, cc.Providers[1].RuntimeConfig().IdleTimeout())
 	g := docs.RuntimeConfig().Grants()
 	require.Equal(t, []runtime.DirGrant{{HostPath: testkit.Fixture("config", "docs"), GuestPath: "/docs"}}, g.Dirs)
 	require.Equal(t, map[string]string{"greeting": "hello", "region": "eu-west"}, g.Config)
@@ -122,8 +127,8 @@ func TestReadConfig_full(t *testing.T) {
 	}, g.HTTP)
 	require.True(t, g.Clock)
 	require.True(t, g.Random)
-	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s", docs.Limits.String())
-	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, recycle never, init 10s, compile 1m0s, quarantine after 5 faults for 1s to 5m0s", cc.Providers[1].Limits.String())
+	require.Equal(t, "timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, idle 2m0s, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s", docs.Limits.String())
+	require.Equal(t, "timeout 5s, memory 1MiB, output 4MiB, module 32MiB, pool 4, idle 30s, recycle never, init 10s, compile 1m0s, quarantine after 5 faults for 1s to 5m0s", cc.Providers[1].Limits.String())
 	require.Equal(t, 8, *cc.Server.MaxConcurrency)
 	require.Equal(t, 50, *cc.Server.MaxSubscriptions)
 	require.Equal(t, 5*time.Second, cc.MaxTimeout())

@@ -293,7 +293,7 @@ func (c ProviderConfig) validate() error {
 		{c.moduleSizeLimit >= 8 && c.moduleSizeLimit <= 1<<30, "module size limit must be between 8 B and 1 GiB"},
 		{c.poolSize >= 1 && c.poolSize <= 256, "pool size must be 1-256"},
 		{c.recycleAfter >= 0, "recycle-after must be >= 0"},
-		{c.idleTimeout >= 0, "idle timeout must be >= 0 (0 keeps idle instances)"},
+		{c.idleTimeout >= 0 && c.idleTimeout <= MaxIdleTimeout, "idle timeout must be in [0, 24h] (0 keeps idle instances)"},
 		{c.faultThreshold >= 1 && c.quarantineBase > 0 && c.quarantineMax >= c.quarantineBase, "quarantine needs faults >= 1 and 0 < base <= max"},
 	}
 	for _, ch := range checks {

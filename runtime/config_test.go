@@ -39,6 +39,8 @@ func TestProviderConfig_Invalid(t *testing.T) {
 		"tiny output":      NewProviderConfig().WithOutputLimit(10),
 		"zero pool":        NewProviderConfig().WithPoolSize(0),
 		"negative recycle": NewProviderConfig().WithRecycleAfter(-1),
+		"negative idle":    NewProviderConfig().WithIdleTimeout(-time.Second),
+		"idle over 24h":    NewProviderConfig().WithIdleTimeout(MaxIdleTimeout + time.Second),
 		"bad quarantine":   NewProviderConfig().WithQuarantine(0, time.Second, time.Minute),
 		"relative dir":     NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "rel", GuestPath: "/data"}}}),
 		"guest root":       NewProviderConfig().WithGrants(Grants{Dirs: []DirGrant{{HostPath: "/tmp", GuestPath: "/"}}}),

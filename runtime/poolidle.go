@@ -35,6 +35,9 @@ var freeOSMemory = debug.FreeOSMemory
 // DefaultIdleTimeout is how long an instance beyond the first may stay idle.
 const DefaultIdleTimeout = 30 * time.Second
 
+// MaxIdleTimeout is the longest idle timeout accepted.
+const MaxIdleTimeout = 24 * time.Hour
+
 // WithIdleTimeout sets how long an idle instance beyond the first is kept
 // before it is closed; 0 keeps them until the provider closes. Default
 // DefaultIdleTimeout.
@@ -42,6 +45,9 @@ func (c ProviderConfig) WithIdleTimeout(d time.Duration) ProviderConfig {
 	c.idleTimeout = d
 	return c
 }
+
+// IdleTimeout returns how long an idle instance beyond the first is kept.
+func (c ProviderConfig) IdleTimeout() time.Duration { return c.idleTimeout }
 
 type idleInstance struct {
 	in    *instance

@@ -31,6 +31,12 @@ func limitFlags() []cli.Flag {
 	)
 }
 
+// idleTimeoutFlag is serve's: how long an idle instance beyond the first
+// is kept (runtime/poolidle.go).
+func idleTimeoutFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "idle-timeout", Value: runtime.DefaultIdleTimeout, Usage: "close an instance beyond the first after it has been idle this long, returning its memory (at most 24h)"}
+}
+
 // providerFromFlags turns the limit, grant and policy flags into a
 // provider spec (its module is the caller's to set).
 func providerFromFlags(c *cli.Context) (config.Provider, error) {
@@ -52,6 +58,12 @@ func providerFromFlags(c *cli.Context) (config.Provider, error) {
 	}
 	if err := refuseZeroLimits(p.Limits); err != nil {
 		return p, err
+	}
+	if c.IsSet("idle-timeout") { // serve's only
+		if d := c.Duration("idle-timeout"); d <= 0 || d > runtime.MaxIdleTimeout {
+			return p, usageError("--idle-timeout %s: give a positive duration of at most %s, such as %s", d, runtime.MaxIdleTimeout, runtime.DefaultIdleTimeout)
+		}
+		p.Limits.IdleTimeout = c.Duration("idle-timeout")
 	}
 	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config-value"))
 	if err != nil {

@@ -54,7 +54,7 @@ func serveCommand() *cli.Command {
 			"endpoint), /healthz and /readyz; see docs/http.md. On SIGTERM it stops\n" +
 			"accepting, ends event streams and lets requests in flight finish (at most twice\n" +
 			"--timeout, or --request-timeout if longer, within --shutdown-timeout). It prints \"mcp-wasm: serving MCP on URL\" on stderr once listening.",
-		Flags: append(append(limitFlags(),
+		Flags: append(append(limitFlags(), idleTimeoutFlag(),
 			&cli.StringSliceFlag{Name: "module", Aliases: []string{"m"}, Usage: "provider `FILE.wasm`, or oci://REGISTRY/REPOSITORY:TAG[@sha256:DIGEST], to serve (repeatable)"},
 			&cli.BoolFlag{Name: "show-hidden", Usage: "default provider: also expose hidden files and .git"},
 			&cli.IntFlag{Name: "page-size", Value: server.DefaultPageSize, Usage: fmt.Sprintf("resources per resources/list page (1-%d); clients that stop at 64 pages list 64 times this", server.MaxPageSize)},
