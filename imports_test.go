@@ -35,8 +35,8 @@ var (
 		// The runtime's capability packages (compile, file grants, read
 		// cache, egress, slots, WASI guard, ...) sit under its root and
 		// never import it.
-		"runtime/internal/...": {"abi", "internal/hostfile", "runtime/internal/..."},
-		"server":               {"abi", "server/auth"},
+		"runtime/internal/...": {"abi", "internal/hostfile", "internal/heapsize", "runtime/internal/..."},
+		"server":               {"abi", "server/auth", "internal/heapsize"},
 		"server/auth":          {},
 		"config":               {"abi", "runtime", "server", "internal/hostfile", "internal/oci", "internal/sigpolicy"}, // server: the expose filter's rule
 		"served":               {"abi", "config", "runtime", "internal/hostfile", "internal/modsource", "internal/oci", "internal/sigpolicy"},
@@ -44,6 +44,7 @@ var (
 		"internal/dirwatch":    {},
 		"internal/gctune":      {}, // the collector's targets of a server process
 		"internal/hostfile":    {}, // how the host opens an operator's files
+		"internal/heapsize":    {}, // what an allocation takes on the heap, for the caches' budgets
 		// Where module bytes come from: the registry client and store, the
 		// signature policy, and the two joined; they know nothing of the
 		// runtime, the server or the served set.

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/heapsize"
 )
 
 // The list cache. A provider's list and templates pages are kept on the
@@ -315,34 +316,12 @@ var (
 	iconBytes      = int64(unsafe.Sizeof(abi.Icon{}))
 )
 
-// stringBytes is what a string's bytes take on the heap: rounded up to the
-// Go allocator's size classes (8, 16, 24, 32, then steps of 16 to 256, 32
-// to 512, 64 to 1024), or above them to 256 bytes, which counts the larger
-// classes generously.
-func stringBytes(s string) int64 {
-	n := int64(len(s))
-	step := int64(256)
-	switch {
-	case n == 0:
-		return 0
-	case n <= 32:
-		step = 8
-	case n <= 256:
-		step = 16
-	case n <= 512:
-		step = 32
-	case n <= 1024:
-		step = 64
-	}
-	return (n + step - 1) / step * step
-}
-
 func listResultSize(key listKey, r *abi.ListResult) int64 {
-	n := listEntryBytes + stringBytes(key.cursor) + int64(unsafe.Sizeof(*r)) + stringBytes(r.NextCursor) + hintBytes(r.Cache)
+	n := listEntryBytes + heapsize.String(key.cursor) + int64(unsafe.Sizeof(*r)) + heapsize.String(r.NextCursor) + hintBytes(r.Cache)
 	n += int64(cap(r.Resources)) * resourceBytes
 	for i := range r.Resources {
 		it := &r.Resources[i]
-		n += stringBytes(it.URI) + stringBytes(it.Name) + stringBytes(it.Title) + stringBytes(it.Description) + stringBytes(it.MIMEType)
+		n += heapsize.String(it.URI) + heapsize.String(it.Name) + heapsize.String(it.Title) + heapsize.String(it.Description) + heapsize.String(it.MIMEType)
 		if it.Size != nil {
 			n += 8
 		}
@@ -352,11 +331,11 @@ func listResultSize(key listKey, r *abi.ListResult) int64 {
 }
 
 func templatesResultSize(key listKey, r *abi.TemplatesResult) int64 {
-	n := listEntryBytes + stringBytes(key.cursor) + int64(unsafe.Sizeof(*r)) + stringBytes(r.NextCursor) + hintBytes(r.Cache)
+	n := listEntryBytes + heapsize.String(key.cursor) + int64(unsafe.Sizeof(*r)) + heapsize.String(r.NextCursor) + hintBytes(r.Cache)
 	n += int64(cap(r.ResourceTemplates)) * templateBytes
 	for i := range r.ResourceTemplates {
 		it := &r.ResourceTemplates[i]
-		n += stringBytes(it.URITemplate) + stringBytes(it.Name) + stringBytes(it.Title) + stringBytes(it.Description) + stringBytes(it.MIMEType)
+		n += heapsize.String(it.URITemplate) + heapsize.String(it.Name) + heapsize.String(it.Title) + heapsize.String(it.Description) + heapsize.String(it.MIMEType)
 		n += annotationBytes(it.Annotations) + iconsBytes(it.Icons)
 	}
 	return n
@@ -366,16 +345,16 @@ func hintBytes(h *abi.CacheHint) int64 {
 	if h == nil {
 		return 0
 	}
-	return int64(unsafe.Sizeof(*h)) + stringBytes(h.Scope)
+	return int64(unsafe.Sizeof(*h)) + heapsize.String(h.Scope)
 }
 
 func annotationBytes(a *abi.Annotations) int64 {
 	if a == nil {
 		return 0
 	}
-	n := annotationSize + stringBytes(a.LastModified) + int64(cap(a.Audience))*int64(unsafe.Sizeof(""))
+	n := annotationSize + heapsize.String(a.LastModified) + int64(cap(a.Audience))*int64(unsafe.Sizeof(""))
 	for _, s := range a.Audience {
-		n += stringBytes(s)
+		n += heapsize.String(s)
 	}
 	if a.Priority != nil {
 		n += 8
@@ -386,9 +365,9 @@ func annotationBytes(a *abi.Annotations) int64 {
 func iconsBytes(icons []abi.Icon) int64 {
 	n := int64(cap(icons)) * iconBytes
 	for _, ic := range icons {
-		n += stringBytes(ic.Src) + stringBytes(ic.MIMEType) + stringBytes(ic.Theme) + int64(cap(ic.Sizes))*int64(unsafe.Sizeof(""))
+		n += heapsize.String(ic.Src) + heapsize.String(ic.MIMEType) + heapsize.String(ic.Theme) + int64(cap(ic.Sizes))*int64(unsafe.Sizeof(""))
 		for _, s := range ic.Sizes {
-			n += stringBytes(s)
+			n += heapsize.String(s)
 		}
 	}
 	return n

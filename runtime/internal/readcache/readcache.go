@@ -10,13 +10,13 @@ import (
 	"github.com/mcp-wasm/mcp-wasm/runtime/internal/rootfs"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/mcp-wasm/mcp-wasm/abi"
+	"github.com/mcp-wasm/mcp-wasm/internal/heapsize"
 )
 
 // The read cache. A read whose cache hint allows it (a public scope and a
@@ -209,7 +209,7 @@ func (c *Cache) Usage() int64 {
 }
 
 // The cost of an entry, counted as the heap holds it: every allocation
-// it made, rounded up to the allocator's size class (allocSize), and its
+// it made, rounded up to the allocator's size class (internal/heapsize), and its
 // share of the map and the list. Strings an entry shares with others (a
 // directory's host path) are counted by none; a string that two of its
 // fields may share (a content's URI and the key) is counted twice. With
@@ -218,8 +218,8 @@ func (c *Cache) Usage() int64 {
 // did not: each lookup holds a name of up to 4 KiB (TestReadCache_
 // accountsWhatItHolds measures it).
 var (
-	entryBytes = allocSize(unsafe.Sizeof(cacheEntry{})) + allocSize(unsafe.Sizeof(list.Element{})) +
-		allocSize(unsafe.Sizeof(abi.ReadResult{})) + mapSlotBytes
+	entryBytes = heapsize.Alloc(unsafe.Sizeof(cacheEntry{})) + heapsize.Alloc(unsafe.Sizeof(list.Element{})) +
+		heapsize.Alloc(unsafe.Sizeof(abi.ReadResult{})) + mapSlotBytes
 	stampBytes   = int64(unsafe.Sizeof(rootfs.Stamp{}))
 	contentBytes = int64(unsafe.Sizeof(abi.Content{}))
 )
@@ -234,52 +234,34 @@ const mapSlotBytes = (int64(unsafe.Sizeof(cacheKey{})+unsafe.Sizeof((*list.Eleme
 
 // entrySize is what e holds, in bytes (see entryBytes).
 func entrySize(e *cacheEntry) int64 {
-	n := entryBytes + allocSize(uintptr(len(e.key.uri)))
+	n := entryBytes + heapsize.Alloc(uintptr(len(e.key.uri)))
 	r := e.res
 	if r.Cache != nil {
-		n += allocSize(unsafe.Sizeof(*r.Cache)) + allocSize(uintptr(len(r.Cache.Scope)))
+		n += heapsize.Alloc(unsafe.Sizeof(*r.Cache)) + heapsize.Alloc(uintptr(len(r.Cache.Scope)))
 	}
-	n += allocSize(uintptr(int64(cap(r.Contents)) * contentBytes))
+	n += heapsize.Alloc(uintptr(int64(cap(r.Contents)) * contentBytes))
 	for _, c := range r.Contents {
-		n += allocSize(uintptr(len(c.URI))) + allocSize(uintptr(len(c.MIMEType))) + allocSize(uintptr(cap(c.Data)))
+		n += heapsize.Alloc(uintptr(len(c.URI))) + heapsize.Alloc(uintptr(len(c.MIMEType))) + heapsize.Alloc(uintptr(cap(c.Data)))
 		for _, t := range []*string{c.Text, c.Blob} {
 			if t != nil {
-				n += allocSize(unsafe.Sizeof(*t)) + allocSize(uintptr(len(*t)))
+				n += heapsize.Alloc(unsafe.Sizeof(*t)) + heapsize.Alloc(uintptr(len(*t)))
 			}
 		}
 		if a := c.Annotations; a != nil {
-			n += allocSize(unsafe.Sizeof(*a)) + allocSize(uintptr(len(a.LastModified))) + allocSize(uintptr(cap(a.Audience))*unsafe.Sizeof(""))
+			n += heapsize.Alloc(unsafe.Sizeof(*a)) + heapsize.Alloc(uintptr(len(a.LastModified))) + heapsize.Alloc(uintptr(cap(a.Audience))*unsafe.Sizeof(""))
 			for _, s := range a.Audience {
-				n += allocSize(uintptr(len(s)))
+				n += heapsize.Alloc(uintptr(len(s)))
 			}
 			if a.Priority != nil {
-				n += allocSize(unsafe.Sizeof(*a.Priority))
+				n += heapsize.Alloc(unsafe.Sizeof(*a.Priority))
 			}
 		}
 	}
-	n += allocSize(uintptr(int64(cap(e.files)) * stampBytes))
+	n += heapsize.Alloc(uintptr(int64(cap(e.files)) * stampBytes))
 	for i := range e.files {
-		n += allocSize(uintptr(len(e.files[i].Name())) + 1) // cut from "/"+name (rootFS.name)
+		n += heapsize.Alloc(uintptr(len(e.files[i].Name())) + 1) // cut from "/"+name (rootFS.name)
 	}
 	return n
-}
-
-// sizeClasses are the Go allocator's object sizes up to 32 KiB (Go's
-// src/internal/runtime/gc/sizeclasses.go); larger objects take whole 8 KiB
-// pages.
-var sizeClasses = [...]uint16{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
-
-// allocSize is the heap an allocation of n bytes takes.
-func allocSize(n uintptr) int64 {
-	if n == 0 {
-		return 0
-	}
-	if n > 32768 {
-		const page = 8192
-		return int64((n + page - 1) / page * page)
-	}
-	i, _ := slices.BinarySearch(sizeClasses[:], uint16(n))
-	return int64(sizeClasses[i])
 }
 
 // copyRead copies what a caller may change of a read (the contents slice:
