@@ -15,7 +15,7 @@ import (
 // RewriteVersion names what the rewrite (wasmbin.Instrument with its
 // defaults) emits. It is part of every rewrite cache key: bump it whenever
 // the rewrite of a module changes. TestRewriteVersion fails until you do.
-const RewriteVersion = 1
+const RewriteVersion = 2
 
 // RewriteCache keeps rewritten modules in the private cache directory, by
 // the digest of the module as loaded: a restarted server loading the same

@@ -73,7 +73,7 @@ var rewriteVersionModules = []string{
 // RewriteVersion in rewrite.go (so that no server loads a rewrite of
 // the old kind from its cache) and record the new digest here.
 func TestRewriteVersion(t *testing.T) {
-	const version, digest = 1, "cf2fda28f475744a09a9ff192e8767ecd0adea68b887bde5e5ad86005ea6998d"
+	const version, digest = 2, "79cd1ebd4a5aa72c204b1a680c6ed8f3ebfd5bcc34f705399d482f6def21d15c"
 	var paths []string
 	for _, m := range rewriteVersionModules {
 		if filepath.Dir(m) == "." {

@@ -70,7 +70,8 @@ var ErrNonFuncImport = errors.New("imports other than functions are not supporte
 // Instrument returns the module rewritten with preemption checkpoints and
 // with every table's maximum lowered to what Limits allow, so that
 // table.grow fails (returns -1) instead of allocating past the host's
-// budget. Custom sections are dropped.
+// budget. Custom sections are dropped, and data segments coalesced where
+// nothing can tell (data.go).
 func (m *Module) Instrument(opt Options) ([]byte, error) {
 	if opt.Budget <= 0 {
 		opt.Budget = DefaultBudget
@@ -130,7 +131,7 @@ func (m *Module) Instrument(opt Options) ([]byte, error) {
 	}
 	out = appendSection(out, secCode, code)
 	if m.hasData {
-		out = appendSection(out, secData, m.Data)
+		out = appendSection(out, secData, m.coalescedData()) // data.go
 	}
 	return out, nil
 }

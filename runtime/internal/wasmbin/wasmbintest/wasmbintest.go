@@ -78,6 +78,18 @@ type Module struct {
 	Elems        []Elem
 	Start        *uint32
 	Data         [][]byte // active segments laid end to end from address 0
+	// Segments are data segments written as given, after Data's; with
+	// DataCount the data count section says how many there are.
+	Segments  []Segment
+	DataCount bool
+}
+
+// Segment is a data segment: active at Offset (a constant expression with
+// its end) for memory 0, or passive.
+type Segment struct {
+	Offset  []byte
+	Init    []byte
+	Passive bool
 }
 
 // Type returns the index of the function type, adding it if needed.
@@ -143,15 +155,27 @@ func (m *Module) Bytes() []byte {
 			return vec32(b, e.Funcs)
 		}))
 	}
+	if m.DataCount {
+		out = section(out, 12, U32(nil, uint32(len(m.Data)+len(m.Segments))))
+	}
 	out = section(out, 10, vec(len(m.Funcs), func(b []byte, i int) []byte {
 		f := m.Funcs[i]
 		body := vec(len(f.Locals), func(c []byte, j int) []byte { return append(U32(c, f.Locals[j].Count), f.Locals[j].Type) })
 		body = append(append(body, f.Body...), 0x0b)
 		return append(U32(b, uint32(len(body))), body...)
 	}))
-	if len(m.Data) > 0 {
+	if len(m.Data)+len(m.Segments) > 0 {
 		off := int64(0)
-		out = section(out, 11, vec(len(m.Data), func(b []byte, i int) []byte {
+		out = section(out, 11, vec(len(m.Data)+len(m.Segments), func(b []byte, i int) []byte {
+			if i >= len(m.Data) {
+				s := m.Segments[i-len(m.Data)]
+				if s.Passive {
+					b = U32(b, 1)
+				} else {
+					b = append(U32(b, 0), s.Offset...)
+				}
+				return append(U32(b, uint32(len(s.Init))), s.Init...)
+			}
 			b = append(append(U32(b, 0), I32Const(int32(off))...), 0x0b)
 			off += int64(len(m.Data[i]))
 			return append(U32(b, uint32(len(m.Data[i]))), m.Data[i]...)
