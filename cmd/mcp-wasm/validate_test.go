@@ -19,9 +19,9 @@ func TestValidate(t *testing.T) {
 	require.Contains(t, out, "docs (line 13): "+testkit.Fixture("wat", "minimal.wasm"))
 	require.Contains(t, out, "uri space:  min:")
 	require.Contains(t, out, "secret api_token=********")
-	require.Contains(t, out, "limits:     timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s")
+	require.Contains(t, out, "limits:     timeout 2s, memory 16MiB, output 1MiB, module 8MiB, pool 2, idle 2m0s, recycle after 1000 calls, init 3s, compile 2m0s, quarantine after 3 faults for 2s to 1m0s")
 	require.Contains(t, out, "digest:     sha256:")
-	require.Contains(t, out, "evil (line 47)")
+	require.Contains(t, out, "evil (line 48)")
 	require.NotContains(t, out+errOut, "s3cret-token", "a secret reached the output")
 	require.NotContains(t, out+errOut, "eu-west", "config values are shown by key only")
 }
