@@ -402,9 +402,6 @@ func resolveLimits(l limitsFile, bad func(string, string, ...any)) Limits {
 	dur("initTimeout", l.InitTimeout, &out.InitTimeout)
 	dur("compileTimeout", l.CompileTimeout, &out.CompileTimeout)
 	dur("idleTimeout", l.IdleTimeout, &out.IdleTimeout)
-	if out.IdleTimeout < 0 || out.IdleTimeout > runtime.MaxIdleTimeout {
-		bad("limits.idleTimeout", "is %s: give a positive duration of at most %s, such as %s", out.IdleTimeout, runtime.MaxIdleTimeout, runtime.DefaultIdleTimeout)
-	}
 	if q := l.Quarantine; q != nil {
 		if q.After != nil {
 			if out.Quarantine.After = *q.After; out.Quarantine.After == 0 {

@@ -113,6 +113,7 @@ func TestLoad_limitsReachTheRuntime(t *testing.T) {
 		`"quarantine": {"backoff": "1h"}`:        "quarantine needs faults >= 1 and 0 < base <= max",
 		`"quarantine": {"after": -1}`:            "quarantine needs faults >= 1",
 		`"recycleAfter": -1`:                     "recycle-after must be >= 0",
+		`"idleTimeout": "25h"`:                   "idle timeout must be in [0, 24h]",
 		`"output": 10`:                           "output limit must be between 1 KiB and 256 MiB",
 		`"memory": "8GiB"`:                       "memory limit must be between 64 KiB and 4 GiB",
 		`"quarantine": {"maxBackoff": "500ms"}`:  "0 < base <= max",

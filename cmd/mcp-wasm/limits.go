@@ -59,11 +59,10 @@ func providerFromFlags(c *cli.Context) (config.Provider, error) {
 	if err := refuseZeroLimits(p.Limits); err != nil {
 		return p, err
 	}
-	if c.IsSet("idle-timeout") { // serve's only
-		if d := c.Duration("idle-timeout"); d <= 0 || d > runtime.MaxIdleTimeout {
-			return p, usageError("--idle-timeout %s: give a positive duration of at most %s, such as %s", d, runtime.MaxIdleTimeout, runtime.DefaultIdleTimeout)
+	if c.IsSet("idle-timeout") { // serve's only; the range is the runtime's to check
+		if p.Limits.IdleTimeout = c.Duration("idle-timeout"); p.Limits.IdleTimeout <= 0 {
+			return p, usageError("--idle-timeout %s: give a positive duration, such as %s", p.Limits.IdleTimeout, runtime.DefaultIdleTimeout)
 		}
-		p.Limits.IdleTimeout = c.Duration("idle-timeout")
 	}
 	grants, err := grantsFromFlags(c.StringSlice("allow-dir"), c.StringSlice("config-value"))
 	if err != nil {

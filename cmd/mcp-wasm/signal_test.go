@@ -233,12 +233,13 @@ func TestServe_shutdownTimeoutPositive(t *testing.T) {
 	require.Contains(t, stderr, "--shutdown-timeout 0s: give a positive duration, such as 10s")
 }
 
-// TestServe_idleTimeoutInRange: --idle-timeout is refused out of (0, 24h]
-// with what to give instead, before anything is loaded.
-func TestServe_idleTimeoutInRange(t *testing.T) {
-	for given, shown := range map[string]string{"0s": "0s", "-1s": "-1s", "25h": "25h0m0s"} {
+// TestServe_idleTimeoutPositive: --idle-timeout 0 (or less) is refused
+// with what to give instead, before anything is loaded; the upper bound is
+// the runtime's (served's TestLoad_limitsReachTheRuntime).
+func TestServe_idleTimeoutPositive(t *testing.T) {
+	for _, given := range []string{"0s", "-1s"} {
 		code, _, stderr := runCLI(t, "serve", "--idle-timeout", given)
 		require.Equal(t, 2, code, given)
-		require.Contains(t, stderr, "--idle-timeout "+shown+": give a positive duration of at most 24h0m0s, such as 30s", given)
+		require.Contains(t, stderr, "--idle-timeout "+given+": give a positive duration, such as 30s", given)
 	}
 }
