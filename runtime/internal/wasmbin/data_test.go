@@ -69,17 +69,25 @@ func instantiated(t testing.TB, wasm []byte, instrumented bool) (mem []byte, err
 	return bytes.Clone(b), nil
 }
 
+// instrumentAgain parses wasm, instruments it and parses the result: the
+// module as received, the rewrite, and the rewrite as parsed.
+func instrumentAgain(t testing.TB, wasm []byte) (orig *Module, out []byte, again *Module) {
+	t.Helper()
+	orig, err := Parse(wasm, DefaultLimits())
+	require.NoError(t, err)
+	out, err = orig.Instrument(Options{})
+	require.NoError(t, err)
+	again, err = Parse(out, DefaultLimits())
+	require.NoError(t, err, "the instrumented module must parse again")
+	return orig, out, again
+}
+
 // checkSameData instruments the module built from input and requires that
 // instantiating it writes the same memory, or fails as the module did.
 // It returns the segments before and after.
 func checkSameData(t testing.TB, input []byte) (before, after int) {
 	wasm := genSegments(input)
-	mod, err := Parse(wasm, DefaultLimits())
-	require.NoError(t, err)
-	out, err := mod.Instrument(Options{})
-	require.NoError(t, err)
-	again, err := Parse(out, DefaultLimits())
-	require.NoError(t, err, "the instrumented module must parse again")
+	mod, out, again := instrumentAgain(t, wasm)
 	want, wantErr := instantiated(t, wasm, false)
 	got, gotErr := instantiated(t, out, true)
 	require.Equal(t, wantErr != nil, gotErr != nil, "instantiation: %v, instrumented: %v", wantErr, gotErr)
@@ -122,12 +130,7 @@ func TestCoalescedDataCases(t *testing.T) {
 		return bt.Segment{Offset: append(bt.I32Const(off), 0x0b), Init: bytes.Repeat([]byte{0xab}, n)}
 	}
 	segments := func(m *bt.Module) (int, []byte) {
-		mod, err := Parse(m.Bytes(), DefaultLimits())
-		require.NoError(t, err)
-		out, err := mod.Instrument(Options{})
-		require.NoError(t, err)
-		again, err := Parse(out, DefaultLimits())
-		require.NoError(t, err)
+		_, out, again := instrumentAgain(t, m.Bytes())
 		r := &reader{b: again.Data}
 		n, err := r.u32()
 		require.NoError(t, err)
@@ -162,12 +165,8 @@ func TestCoalescedDataCases(t *testing.T) {
 	require.Equal(t, 3, n, "a passive segment keeps every index")
 
 	past := &bt.Module{Memory: &bt.Limits{Min: 1}, Segments: []bt.Segment{seg(65530, 4), seg(65537, 0)}}
-	wasm := past.Bytes()
-	mod, err := Parse(wasm, DefaultLimits())
-	require.NoError(t, err)
-	out, err := mod.Instrument(Options{})
-	require.NoError(t, err)
-	_, err = instantiated(t, out, true)
+	_, out, _ := instrumentAgain(t, past.Bytes())
+	_, err := instantiated(t, out, true)
 	require.Error(t, err, "an empty segment past the end of memory still fails instantiation")
 }
 
@@ -177,12 +176,7 @@ func TestCoalescedDataCases(t *testing.T) {
 func TestCoalescedDataGoGuest(t *testing.T) {
 	wasm, err := os.ReadFile(testguest.Go(t, "guests/notes"))
 	require.NoError(t, err)
-	mod, err := Parse(wasm, DefaultLimits())
-	require.NoError(t, err)
-	out, err := mod.Instrument(Options{})
-	require.NoError(t, err)
-	again, err := Parse(out, DefaultLimits())
-	require.NoError(t, err)
+	mod, _, again := instrumentAgain(t, wasm)
 	before, ok := activeSegments(mod.Data)
 	require.True(t, ok)
 	after, ok := activeSegments(again.Data)

@@ -93,12 +93,7 @@ func TestInstrumentedInterface(t *testing.T) {
 	leaf := m.Func(bt.Func{Type: m.Type(nil, nil), Body: work(), Export: "leaf"})
 	m.Func(bt.Func{Type: m.Type(nil, nil), Body: bt.Call(leaf), Export: "run"})
 	m.Memory = &bt.Limits{Min: 1}
-	orig, err := Parse(m.Bytes(), DefaultLimits())
-	require.NoError(t, err)
-	out, err := orig.Instrument(Options{})
-	require.NoError(t, err)
-	inst, err := Parse(out, DefaultLimits())
-	require.NoError(t, err)
+	orig, _, inst := instrumentAgain(t, m.Bytes())
 
 	require.Equal(t, orig.Imports, inst.Imports[:len(orig.Imports)])
 	last := inst.Imports[len(inst.Imports)-1]
