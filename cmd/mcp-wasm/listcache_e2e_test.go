@@ -27,15 +27,29 @@ func TestE2E_listCache(t *testing.T) {
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
-	listCalls := func() float64 {
+	// scrape reads the list calls and the list cache's size. It asserts
+	// nothing: it runs inside Eventually's goroutine, where a failed
+	// require would end that goroutine and leave the wait to time out.
+	scrape := func() (calls, cached float64, err error) {
 		resp, err := http.Get(strings.TrimSuffix(srv.url, "/mcp") + metricsPath)
-		require.NoError(t, err)
+		if err != nil {
+			return 0, 0, err
+		}
 		defer resp.Body.Close()
 		e, err := metrics.ParseText(resp.Body)
+		if err != nil {
+			return 0, 0, err
+		}
+		cached, _ = e.Value("mcpwasm_list_cache_bytes")
+		calls, _ = e.Value("mcpwasm_provider_calls_total", "provider", "files", "op", "list")
+		return calls, cached, nil
+	}
+	// listCalls is scrape on the test's goroutine, where nothing on disk
+	// is changing, so the listing just made is in the cache.
+	listCalls := func() float64 {
+		calls, cached, err := scrape()
 		require.NoError(t, err)
-		bytes, _ := e.Value("mcpwasm_list_cache_bytes")
-		require.Positive(t, bytes, "the list cache holds the listing")
-		calls, _ := e.Value("mcpwasm_provider_calls_total", "provider", "files", "op", "list")
+		require.Positive(t, cached, "the list cache holds the listing")
 		return calls
 	}
 	list := func() []string {
@@ -67,5 +81,13 @@ func TestE2E_listCache(t *testing.T) {
 	list()
 	calls = listCalls()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644))
-	testkit.Eventually(t, func() bool { list(); return listCalls() > calls }, "the watch's event drops the cached pages")
+	// The event may land between a listing and the scrape, leaving the
+	// cache empty at that moment: the condition counts calls only.
+	testkit.Eventually(t, func() bool {
+		if _, err := cs.ListResources(t.Context(), nil); err != nil {
+			return false
+		}
+		now, _, err := scrape()
+		return err == nil && now > calls
+	}, "the watch's event drops the cached pages")
 }

@@ -59,8 +59,45 @@ func Flags() []string {
 	return []string{"--timeout", p, "--init-timeout", p, "--compile-timeout", p}
 }
 
-// Eventually waits up to Wait for cond, checking it every Tick.
+// Eventually waits up to Wait for cond, checking it every Tick, as
+// require.Eventually does, with one difference: a cond that ends its
+// goroutine (a failed require inside it calls FailNow) fails the test at
+// once. require.Eventually would wait out all of Wait for an answer that
+// never comes, and report "Condition never satisfied" instead of the
+// failure.
 func Eventually(tb testing.TB, cond func() bool, msgAndArgs ...any) {
 	tb.Helper()
-	require.Eventually(tb, cond, Wait, Tick, msgAndArgs...)
+	deadline := time.NewTimer(Wait)
+	defer deadline.Stop()
+	for {
+		done := make(chan bool, 1)
+		go func() {
+			returned := false
+			defer func() {
+				if !returned {
+					close(done)
+				}
+			}()
+			ok := cond()
+			returned = true
+			done <- ok
+		}()
+		select {
+		case ok, returned := <-done:
+			if !returned {
+				tb.Log("the condition of Eventually stopped its goroutine (a failed require inside it?)")
+				tb.FailNow()
+			}
+			if ok {
+				return
+			}
+		case <-deadline.C:
+			require.Fail(tb, "Condition never satisfied", msgAndArgs...)
+		}
+		select {
+		case <-time.After(Tick):
+		case <-deadline.C:
+			require.Fail(tb, "Condition never satisfied", msgAndArgs...)
+		}
+	}
 }

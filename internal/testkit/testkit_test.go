@@ -1,8 +1,13 @@
 package testkit_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,4 +52,65 @@ func TestWriteConfig(t *testing.T) {
 		require.NoError(t, err, name)
 	}
 	require.Contains(t, testkit.FilesConfig("a", 2), `"compileTimeout": "10m0s"`)
+}
+
+// fakeTB records a failure; its FailNow ends the calling goroutine, as
+// testing.T's does.
+type fakeTB struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	logs   []string
+}
+
+func (f *fakeTB) Helper()      {}
+func (f *fakeTB) Name() string { return "fake" }
+func (f *fakeTB) Log(args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs = append(f.logs, fmt.Sprint(args...))
+}
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) FailNow() {
+	f.mu.Lock()
+	f.failed = true
+	f.mu.Unlock()
+	goruntime.Goexit()
+}
+
+// eventually runs testkit.Eventually on its own goroutine, as a test would
+// on the test's, and reports whether it failed.
+func eventually(cond func() bool) (*fakeTB, bool) {
+	tb := &fakeTB{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testkit.Eventually(tb, cond)
+	}()
+	<-done
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb, tb.failed
+}
+
+// TestEventually: it returns once the condition holds, and a condition
+// that fails a require inside itself fails the wait on the spot; no
+// deadline is involved in either (testkit.Wait is five minutes).
+func TestEventually(t *testing.T) {
+	var n atomic.Int32
+	_, failed := eventually(func() bool { return n.Add(1) == 3 })
+	require.False(t, failed)
+	require.EqualValues(t, 3, n.Load(), "checked until it held, and not after")
+
+	tb, failed := eventually(func() bool {
+		require.Equal(&fakeTB{}, 1, 2)
+		panic("unreachable: the require above ended the goroutine")
+	})
+	require.True(t, failed)
+	require.Contains(t, strings.Join(tb.logs, "\n"), "stopped its goroutine")
 }
