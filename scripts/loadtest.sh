@@ -10,7 +10,10 @@
 # latency, errors (the run fails unless zero) and the server's peak RSS
 # (VmHWM, over its whole life). Results: build/loadtest/*.json and a
 # markdown table on stdout. ERA=legacy uses 2025-11-25 sessions instead of
-# the stateless 2026-07-28 wire. Linux only (/proc).
+# the stateless 2026-07-28 wire. SERVER_GOGC, when set, is the GOGC both
+# servers run with (the generator keeps its own): it replaces the
+# collector's headroom tuner by a plain percentage (docs/performance.md,
+# "Throughput against memory"). Linux only (/proc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +37,7 @@ trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/
 # records its URL and PID in URL_NAME and PID_NAME.
 start() {
   local name=$1 url="" pid; shift
-  "$@" 2>"$OUT/$name.log" &
+  env ${SERVER_GOGC:+GOGC=$SERVER_GOGC} "$@" 2>"$OUT/$name.log" &
   pid=$!
   PIDS+=("$pid")
   for _ in $(seq 1 600); do
