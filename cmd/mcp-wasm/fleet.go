@@ -20,7 +20,7 @@ func fleetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "bus", Category: fleetCategory, EnvVars: []string{"MCP_WASM_BUS"},
 			Usage: "share subscriptions and change notifications with the other replicas through the Redis at `URL` " +
-				"(redis://[user:password@]host:6379/0, rediss:// for TLS); seals legacy session ids so that any replica " +
+				"(redis://[user:password@]host:6379/0; rediss:// for TLS, verified against the system's roots or SSL_CERT_FILE); seals legacy session ids so that any replica " +
 				"serves any session; needs --keys-file (or --cursor-key-env) with the fleet's secret"},
 		&cli.StringFlag{Name: "bus-prefix", Category: fleetCategory, Value: bus.DefaultPrefix, Usage: "`PREFIX` of the fleet's Redis keys and channel (fleets sharing one Redis take different ones)"},
 		&cli.DurationFlag{Name: "session-lifetime", Category: fleetCategory, Value: server.DefaultSessionLifetime,
