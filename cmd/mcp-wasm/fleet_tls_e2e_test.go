@@ -34,6 +34,9 @@ func TestE2E_Fleet_TLS(t *testing.T) {
 	bin := needTool(t, "redis-server")
 	pki := writePKI(t)
 	plain, tlsPort := freePort(t), freePort(t)
+	for tlsPort == plain {
+		tlsPort = freePort(t)
+	}
 	cmd := exec.Command(bin, "--port", strconv.Itoa(plain), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", pki.cert, "--tls-key-file", pki.key,
 		"--tls-ca-cert-file", pki.ca, "--tls-auth-clients", "no")
