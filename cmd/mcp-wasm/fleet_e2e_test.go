@@ -54,11 +54,19 @@ type redisServer struct {
 	port int
 	cmd  *exec.Cmd
 	rdb  *bus.Redis
+	// extra are more redis-server arguments (a TLS port and its files).
+	extra []string
 }
 
 func startRedis(t *testing.T) *redisServer {
 	t.Helper()
-	r := &redisServer{bin: needTool(t, "redis-server"), port: freePort(t)}
+	return startRedisOn(t, freePort(t))
+}
+
+// startRedisOn starts redis-server on port, with extra arguments.
+func startRedisOn(t *testing.T, port int, extra ...string) *redisServer {
+	t.Helper()
+	r := &redisServer{bin: needTool(t, "redis-server"), port: port, extra: extra}
 	rdb, err := bus.Open(r.url(), "", nil)
 	require.NoError(t, err)
 	r.rdb = rdb
@@ -72,7 +80,7 @@ func (r *redisServer) url() string  { return "redis://" + r.addr() + "/0" }
 
 func (r *redisServer) start(t *testing.T) {
 	t.Helper()
-	r.cmd = exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	r.cmd = exec.Command(r.bin, append([]string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, r.extra...)...)
 	r.cmd.Stdout, r.cmd.Stderr = testWriter{t}, testWriter{t}
 	require.NoError(t, r.cmd.Start())
 	testkit.Eventually(t, func() bool { return r.rdb.Ping(context.Background()) == nil }, "redis-server does not answer")
@@ -144,6 +152,15 @@ backend replicas
 // change feed every second).
 const changeWindow = 5 * time.Second
 
+// fleetKeys writes the fleet's secret, which every replica is given with
+// --keys-file, and returns the file's path.
+func fleetKeys(t *testing.T) string {
+	t.Helper()
+	keys := filepath.Join(t.TempDir(), "fleet.keys")
+	require.NoError(t, os.WriteFile(keys, []byte("0123456789abcdef0123456789abcdef\n"), 0o600))
+	return keys
+}
+
 // fleet is three replicas behind haproxy, with a Redis bus.
 type fleet struct {
 	redis    *redisServer
@@ -163,8 +180,7 @@ func startFleet(t *testing.T, files int, more []string) *fleet {
 		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
 		require.NoError(t, os.WriteFile(name, []byte("resource "+strconv.Itoa(i)), 0o644))
 	}
-	keys := filepath.Join(t.TempDir(), "fleet.keys")
-	require.NoError(t, os.WriteFile(keys, []byte("0123456789abcdef0123456789abcdef\n"), 0o600))
+	keys := fleetKeys(t)
 	var backends []string
 	for range 3 {
 		r := startHTTP(t, nil, "--allow-dir", f.dir, "--bus", f.redis.url(), "--keys-file", keys, "--page-size", "500",

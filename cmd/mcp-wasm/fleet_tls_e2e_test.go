@@ -11,7 +11,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-wasm/mcp-wasm/internal/bus"
 	"github.com/mcp-wasm/mcp-wasm/internal/testkit"
 )
 
@@ -31,34 +29,23 @@ import (
 // (SSL_CERT_FILE) joins: the test, on redis-server's plain loopback port,
 // sees it subscribed.
 func TestE2E_Fleet_TLS(t *testing.T) {
-	bin := needTool(t, "redis-server")
 	pki := writePKI(t)
 	plain, tlsPort := freePort(t), freePort(t)
 	for tlsPort == plain {
 		tlsPort = freePort(t)
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(plain), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", pki.cert, "--tls-key-file", pki.key,
+	r := startRedisOn(t, plain, "--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", pki.cert, "--tls-key-file", pki.key,
 		"--tls-ca-cert-file", pki.ca, "--tls-auth-clients", "no")
-	cmd.Stdout, cmd.Stderr = testWriter{t}, testWriter{t}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rdb, err := bus.Open("redis://127.0.0.1:"+strconv.Itoa(plain)+"/0", "", nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = rdb.Close() })
-	testkit.Eventually(t, func() bool { return rdb.Ping(context.Background()) == nil }, "redis-server does not answer")
 
 	dir := t.TempDir()
-	keys := filepath.Join(t.TempDir(), "fleet.keys")
-	require.NoError(t, os.WriteFile(keys, []byte("0123456789abcdef0123456789abcdef\n"), 0o600))
 	url := "rediss://localhost:" + strconv.Itoa(tlsPort) + "/0"
-	args := []string{"--allow-dir", dir, "--bus", url, "--keys-file", keys}
+	args := []string{"--allow-dir", dir, "--bus", url, "--keys-file", fleetKeys(t)}
 
 	t.Run("untrusted CA", func(t *testing.T) {
 		srv := startHTTP(t, []string{"SSL_CERT_FILE=" + filepath.Join(t.TempDir(), "none.pem")}, args...)
 		testkit.Eventually(t, func() bool { return strings.Contains(srv.logs(), "certificate signed by unknown authority") },
 			"the failed handshake is logged")
-		n, err := rdb.Listeners(context.Background())
+		n, err := r.rdb.Listeners(context.Background())
 		require.NoError(t, err)
 		require.Zero(t, n, "a replica that does not trust the server's certificate never subscribes")
 		require.NoError(t, srv.stop(t))
@@ -66,7 +53,7 @@ func TestE2E_Fleet_TLS(t *testing.T) {
 	t.Run("trusted CA", func(t *testing.T) {
 		srv := startHTTP(t, []string{"SSL_CERT_FILE=" + pki.ca}, args...)
 		testkit.Eventually(t, func() bool {
-			n, err := rdb.Listeners(context.Background())
+			n, err := r.rdb.Listeners(context.Background())
 			return err == nil && n == 1
 		}, "the replica subscribes over TLS")
 		require.NotContains(t, srv.logs(), "bus connection lost")
